@@ -1,0 +1,70 @@
+# trlat: see README.md. `make` builds build/libtrlat.so and build/trlat.
+CC        ?= cc
+CUDA_HOME ?= /usr/local/cuda
+PREFIX    ?= /usr/local
+BUILD     ?= build
+PKG_CONFIG ?= pkg-config
+
+VERSION := 0.1.0
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+BASE    := -std=c11 -D_GNU_SOURCE -DTRLAT_VERSION=\"$(VERSION)\" -I. -I$(CUDA_HOME)/include -g
+OPT     ?= -O2
+CFLAGS  ?=
+LIBFLAGS := $(BASE) $(WARN) $(OPT) -fPIC -fvisibility=hidden -fno-strict-aliasing $(CFLAGS)
+
+# libunwind is linked statically (the GPU machine has none) when its archive
+# exists; TRLAT_NO_UNWIND=1 builds without native call sites.
+UNWIND_A := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libunwind.a /usr/lib/libunwind.a))
+ifeq ($(TRLAT_NO_UNWIND),1)
+UNWIND_A :=
+endif
+ifneq ($(UNWIND_A),)
+UNWIND_FLAGS := -DTRLAT_HAVE_UNWIND=1
+
+endif
+
+LIB_SRCS := $(wildcard interpose/*.c) $(wildcard fastpath/*.c) $(filter-out report/cli_%,$(wildcard report/*.c))
+LIB_ASM  := $(wildcard interpose/*.S)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
+CLI_SRCS := $(wildcard report/cli_*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_LIBS := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
+
+all: $(BUILD)/libtrlat.so $(BUILD)/trlat
+
+$(BUILD)/obj/%.o: %.c $(wildcard interpose/*.h fastpath/*.h report/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBFLAGS) $(UNWIND_FLAGS) -MMD -c $< -o $@
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) -fPIC -c $< -o $@
+
+# Only the interposed names and trlat_* are exported (interpose/exports.map).
+$(BUILD)/libtrlat.so: $(LIB_OBJS) interpose/exports.map
+	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=interpose/exports.map \
+	  -Wl,-z,now -Wl,-z,nodelete $(UNWIND_LIBS) -ldl -lpthread
+
+$(BUILD)/trlat: $(CLI_OBJS)
+	$(CC) -o $@ $(CLI_OBJS) $(CLI_LIBS)
+
+
+-include tests/tests.mk
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/trlat
+	install -m 0755 $(BUILD)/libtrlat.so $(DESTDIR)$(PREFIX)/lib/libtrlat.so
+	install -m 0755 $(BUILD)/trlat $(DESTDIR)$(PREFIX)/bin/trlat
+	if [ -f $(BUILD)/share/trlat/pyhook.py ]; then install -m 0644 $(BUILD)/share/trlat/pyhook.py $(DESTDIR)$(PREFIX)/share/trlat/; fi
+
+demo: all
+	bash scripts/demo.sh
+
+gpu-test:
+	bash scripts/gpu-test.sh
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all install demo gpu-test clean test
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

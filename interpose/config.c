@@ -1,0 +1,111 @@
+#include "interpose/config.h"
+#include "interpose/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct choice {
+    const char *word;
+    long value;
+};
+
+static const struct choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
+static const struct choice cupti_choices[] = {
+    {"0", TRLAT_CUPTI_OFF}, {"1", TRLAT_CUPTI_ON}, {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
+static const struct choice fastpath_choices[] = {
+    {"0", TRLAT_FASTPATH_OFF}, {"1", TRLAT_FASTPATH_ON}, {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
+
+/* choices == NULL: a decimal number in [0, max]. */
+struct option {
+    const char *name;
+    long def;
+    const struct choice *choices;
+    const char *accepted;
+    long max;
+    long value;
+};
+
+static struct option options[TRLAT_OPT_COUNT] = {
+    [TRLAT_OPT_DISABLE] = {"TRLAT_DISABLE", 0, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_SUMMARY] = {"TRLAT_SUMMARY", 1, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_CUPTI] = {"TRLAT_CUPTI", TRLAT_CUPTI_AUTO, cupti_choices, "0, 1 or auto", 0, 0},
+    [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 or verify", 0, 0},
+    [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_TRACE] = {"TRLAT_TRACE", 0, NULL, "a number of launches from 0 to 10000000", TRLAT_TRACE_MAX, 0},
+};
+
+static const char *output_template;
+
+static int parse(const struct option *o, const char *s, long *out)
+{
+    if (o->choices) {
+        for (const struct choice *c = o->choices; c->word; c++)
+            if (strcmp(s, c->word) == 0) {
+                *out = c->value;
+                return 0;
+            }
+        return -1;
+    }
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v > o->max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const char *default_name(const struct option *o)
+{
+    if (o->choices)
+        for (const struct choice *c = o->choices; c->word; c++)
+            if (c->value == o->def)
+                return c->word;
+    return "0";
+}
+
+void trlat_config_load(void)
+{
+    for (int i = 0; i < TRLAT_OPT_COUNT; i++) {
+        struct option *o = &options[i];
+        o->value = o->def;
+        const char *s = getenv(o->name);
+        if (!s || !*s)
+            continue;
+        long v;
+        if (parse(o, s, &v) == 0)
+            o->value = v;
+        else
+            trlat_log("%s=%.64s is not valid (expected %s); using %s", o->name, s, o->accepted,
+                      default_name(o));
+    }
+    const char *out = getenv("TRLAT_OUTPUT");
+    output_template = (out && *out) ? out : "trlat-%p.json";
+}
+
+long trlat_config(enum trlat_opt opt)
+{
+    return options[opt].value;
+}
+
+const char *trlat_config_output(void)
+{
+    return output_template ? output_template : "trlat-%p.json";
+}
+
+const char *trlat_config_name(enum trlat_opt opt)
+{
+    switch (opt) {
+    case TRLAT_OPT_CUPTI:
+        return options[opt].value == TRLAT_CUPTI_OFF ? "off"
+               : options[opt].value == TRLAT_CUPTI_ON ? "on" : "auto";
+    case TRLAT_OPT_FASTPATH:
+        return options[opt].value == TRLAT_FASTPATH_OFF ? "off"
+               : options[opt].value == TRLAT_FASTPATH_ON ? "on" : "verify";
+    default:
+        return options[opt].value ? "1" : "0";
+    }
+}

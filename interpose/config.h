@@ -1,0 +1,33 @@
+/* TRLAT_* environment variables: one table row per option, read once at
+ * trlat's start. A bad value gets one stderr line naming the variable and the
+ * accepted values; the default stands. */
+#ifndef TRLAT_CONFIG_H
+#define TRLAT_CONFIG_H
+
+#include <stdint.h>
+
+enum trlat_opt {
+    TRLAT_OPT_DISABLE,  /* bool */
+    TRLAT_OPT_SUMMARY,  /* bool */
+    TRLAT_OPT_CUPTI,    /* TRLAT_CUPTI_OFF / _ON / _AUTO */
+    TRLAT_OPT_FASTPATH, /* TRLAT_FASTPATH_OFF / _ON / _VERIFY */
+    TRLAT_OPT_STACKS,   /* bool */
+    TRLAT_OPT_TRACE,    /* number of launches kept as events */
+    TRLAT_OPT_COUNT
+};
+
+enum { TRLAT_CUPTI_OFF = 0, TRLAT_CUPTI_ON = 1, TRLAT_CUPTI_AUTO = 2 };
+enum { TRLAT_FASTPATH_OFF = 0, TRLAT_FASTPATH_ON = 1, TRLAT_FASTPATH_VERIFY = 2 };
+
+#define TRLAT_TRACE_MAX 10000000
+
+/* Parses the environment (again). Called once at start and after fork. */
+void trlat_config_load(void);
+/* The option's value (valid after trlat_config_load). */
+long trlat_config(enum trlat_opt opt);
+/* TRLAT_OUTPUT, or the default template. */
+const char *trlat_config_output(void);
+/* Name of a value for the report's config object ("on", "auto", ...). */
+const char *trlat_config_name(enum trlat_opt opt);
+
+#endif

@@ -1,0 +1,87 @@
+/* trlat's start (lazy, on the first CUDA call through a wrapper), exit and
+ * fork handling. */
+#include "interpose/clock.h"
+#include "interpose/config.h"
+#include "interpose/log.h"
+#include "interpose/names.h"
+#include "interpose/trlat.h"
+#include "interpose/tstate.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define MAX_MODULES 8
+
+static const struct trlat_module *modules[MAX_MODULES];
+static int nmodules;
+static atomic_int state; /* 0: not started, 1: recording, -1: disabled */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_int finished;
+uint64_t trlat_start_ns;
+
+void trlat_module_register(const struct trlat_module *m)
+{
+    if (nmodules < MAX_MODULES)
+        modules[nmodules++] = m;
+}
+
+static void at_exit(void)
+{
+    trlat_finish();
+}
+
+void trlat_finish(void)
+{
+    if (atomic_exchange(&finished, 1) || atomic_load(&state) <= 0)
+        return;
+    for (int i = nmodules - 1; i >= 0; i--)
+        if (modules[i]->flush)
+            modules[i]->flush();
+    for (int i = nmodules - 1; i >= 0; i--)
+        if (modules[i]->finish)
+            modules[i]->finish();
+}
+
+static void fork_child(void)
+{
+    /* A child starts clean and reports under its own pid, if it launches. */
+    trlat_log_reset();
+    trlat_names_reset();
+    trlat_tstate_after_fork_child();
+    atomic_store(&finished, 0);
+    trlat_start_ns = trlat_now_ns();
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->after_fork_child)
+            modules[i]->after_fork_child();
+}
+
+static void start(void)
+{
+    trlat_config_load();
+    if (trlat_config(TRLAT_OPT_DISABLE)) {
+        atomic_store(&state, -1);
+        return;
+    }
+    trlat_clock_init();
+    trlat_start_ns = 0;
+    trlat_tstate_init();
+    pthread_atfork(NULL, NULL, fork_child);
+    if (atexit(at_exit) != 0)
+        trlat_log("could not register the exit handler; no report will be written");
+    /* Recording from here on: a module's start may itself call the driver
+     * (through trlat's wrappers) without coming back here. */
+    atomic_store(&state, 1);
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->start)
+            modules[i]->start();
+}
+
+int trlat_active(void)
+{
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (__builtin_expect(s != 0, 1))
+        return s > 0;
+    pthread_once(&once, start);
+    return atomic_load(&state) > 0;
+}

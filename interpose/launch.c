@@ -1,0 +1,191 @@
+/* Launch wrappers: cuLaunchKernel, cuLaunchKernelEx and
+ * cuLaunchCooperativeKernel, legacy and per-thread-stream (_ptsz), each as
+ * the exported symbol (slot 0) and as TRLAT_SLOTS-1 spare wrappers for other
+ * pointers cuGetProcAddress hands out (see real.h).
+ *
+ * The common case costs two TSC reads and the slot update: the thread's
+ * state is a TLS pointer, the kernel's slot is cached from the previous
+ * launch, nothing is allocated or locked. Anything else (Python call
+ * attribution, call sites, trace events, CUPTI, fast-path capture) takes the
+ * slow variant, chosen by one test. */
+#include "interpose/launch.h"
+#include "interpose/clock.h"
+#include "interpose/real.h"
+#include "interpose/trlat.h"
+#include "interpose/wrappers.h"
+
+#include <stdatomic.h>
+
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+static const struct trlat_launch_hooks *_Atomic hooks;
+
+void trlat_launch_set_hooks(const struct trlat_launch_hooks *h)
+{
+    atomic_store(&hooks, h);
+}
+
+/* Native call site hook (fastpath/stacks.c when built with libunwind). */
+__attribute__((weak)) uint64_t trlat_native_site(void *ret_addr)
+{
+    return (uint64_t)(uintptr_t)ret_addr;
+}
+
+static inline void record(struct trlat_tstate *ts, struct trlat_kslot *k, uint64_t t0, uint64_t t1, CUresult rc)
+{
+    trlat_stat_add_relaxed(&k->driver, trlat_ticks_ns(t1 - t0));
+    if (ts->last_exit)
+        trlat_stat_add_relaxed(&k->gap, trlat_ticks_ns(t0 - ts->last_exit));
+    ts->last_exit = t1;
+    if (UNLIKELY(rc != CUDA_SUCCESS))
+        TRLAT_WR(k->errors, TRLAT_RD(k->errors) + 1);
+}
+
+static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const struct trlat_launch *l, void *ret)
+{
+    if (ts->py_t0) {
+        /* A Python call's first launch carries its py->driver time; any
+         * further launch of the same call is counted at the site only. */
+        if (ts->py_launches++ == 0)
+            trlat_stat_add_relaxed(&k->py, trlat_ticks_ns(l->t0 - ts->py_t0));
+        if (ts->py_site)
+            trlat_kslot_add_site(k, ts->py_site, TRLAT_SITE_PYTHON);
+    } else if (ts->native_sites) {
+        uint64_t site = trlat_native_site(ret);
+        if (site)
+            trlat_kslot_add_site(k, site, TRLAT_SITE_NATIVE);
+    }
+    if (ts->ev_cap) {
+        uint64_t n = atomic_load_explicit(&ts->ev_next, memory_order_relaxed);
+        struct trlat_event *e = &ts->events[n % ts->ev_cap];
+        e->t0 = l->t0;
+        e->t1 = l->t1;
+        e->py_t0 = ts->py_t0;
+        e->func = l->func;
+        e->stream = l->stream;
+        e->corr = l->corr;
+        for (int i = 0; i < 3; i++) {
+            e->grid[i] = l->grid[i];
+            e->block[i] = l->block[i];
+        }
+        atomic_store_explicit(&ts->ev_next, n + 1, memory_order_release);
+    }
+}
+
+static CUresult call_real(const struct trlat_launch *l, void *real)
+{
+    switch (l->fn) {
+    case TRLAT_FN_cuLaunchKernelEx:
+    case TRLAT_FN_cuLaunchKernelEx_ptsz:
+        return ((pfn_cuLaunchKernelEx)real)(l->config, (CUfunction)l->func, l->params, l->extra);
+    case TRLAT_FN_cuLaunchCooperativeKernel:
+    case TRLAT_FN_cuLaunchCooperativeKernel_ptsz:
+        return ((pfn_cuLaunchCooperativeKernel)real)((CUfunction)l->func, l->grid[0], l->grid[1], l->grid[2],
+                                                     l->block[0], l->block[1], l->block[2], l->shmem, l->stream,
+                                                     l->params);
+    default:
+        return ((pfn_cuLaunchKernel)real)((CUfunction)l->func, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                                          l->block[1], l->block[2], l->shmem, l->stream, l->params, l->extra);
+    }
+}
+
+static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, struct trlat_launch *l, void *real,
+                                                      void *ret)
+{
+    const struct trlat_launch_hooks *h = atomic_load_explicit(&hooks, memory_order_acquire);
+    if (h && h->before)
+        h->before(ts, l);
+    l->t0 = trlat_ticks();
+    l->rc = call_real(l, real);
+    l->t1 = trlat_ticks();
+    struct trlat_kslot *k = trlat_kslot_get(ts, l->func);
+    record(ts, k, l->t0, l->t1, l->rc);
+    record_extra(ts, k, l, ret);
+    if (h && h->after)
+        h->after(ts, l);
+    return l->rc;
+}
+
+static inline int needs_slow(const struct trlat_tstate *ts)
+{
+    return (ts->py_t0 | (uint64_t)ts->native_sites | ts->ev_cap) ||
+           atomic_load_explicit(&hooks, memory_order_relaxed) != NULL;
+}
+
+/* One body per ABI. `ret` is the wrapper's return address: the native call
+ * site when TRLAT_STACKS=1. */
+#define FAST_PATH(CALL, FUNC)                                   \
+    struct trlat_tstate *ts = trlat_tstate_get();               \
+    if (UNLIKELY(!ts))                                          \
+        return CALL;                                            \
+    if (UNLIKELY(needs_slow(ts)))                               \
+        return launch_slow(ts, &l, real, ret);                  \
+    uint64_t t0 = trlat_ticks();                                \
+    CUresult rc = CALL;                                         \
+    uint64_t t1 = trlat_ticks();                                \
+    record(ts, trlat_kslot_get(ts, FUNC), t0, t1, rc);          \
+    return rc
+
+static inline __attribute__((always_inline)) CUresult
+launch_kernel(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+              unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
+{
+    pfn_cuLaunchKernel real = (pfn_cuLaunchKernel)trlat_real_get(fn, slot);
+    if (UNLIKELY(!real))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
+                             .shmem = shmem, .stream = s, .params = params, .extra = extra};
+    FAST_PATH(real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra), f);
+}
+
+static inline __attribute__((always_inline)) CUresult
+launch_kernel_ex(enum trlat_fn fn, int slot, void *ret, const CUlaunchConfig *c, CUfunction f, void **params,
+                 void **extra)
+{
+    pfn_cuLaunchKernelEx real = (pfn_cuLaunchKernelEx)trlat_real_get(fn, slot);
+    if (UNLIKELY(!real))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct trlat_launch l = {.fn = fn, .func = f, .config = c, .params = params, .extra = extra};
+    if (c) {
+        l.grid[0] = c->gridDimX, l.grid[1] = c->gridDimY, l.grid[2] = c->gridDimZ;
+        l.block[0] = c->blockDimX, l.block[1] = c->blockDimY, l.block[2] = c->blockDimZ;
+        l.shmem = c->sharedMemBytes, l.stream = c->hStream;
+    }
+    FAST_PATH(real(c, f, params, extra), f);
+}
+
+static inline __attribute__((always_inline)) CUresult
+launch_coop(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+            unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params)
+{
+    pfn_cuLaunchCooperativeKernel real = (pfn_cuLaunchCooperativeKernel)trlat_real_get(fn, slot);
+    if (UNLIKELY(!real))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
+                             .shmem = shmem, .stream = s, .params = params};
+    FAST_PATH(real(f, gx, gy, gz, bx, by, bz, shmem, s, params), f);
+}
+
+CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
+{
+    return launch_kernel_ex(TRLAT_FN_cuLaunchKernelEx, 0, __builtin_return_address(0), config, f, params, extra);
+}
+
+#define LK_PARAMS                                                                                           \
+    CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, \
+        CUstream s, void **p, void **e
+#define LK_ARGS f, gx, gy, gz, bx, by, bz, sh, s, p, e
+#define LKEX_PARAMS const CUlaunchConfig *c, CUfunction f, void **p, void **e
+#define LKEX_ARGS c, f, p, e
+#define COOP_PARAMS                                                                                         \
+    CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, \
+        CUstream s, void **p
+#define COOP_ARGS f, gx, gy, gz, bx, by, bz, sh, s, p
+
+TRLAT_WRAPPERS(cuLaunchKernel, launch_kernel, LK_PARAMS, LK_ARGS)
+TRLAT_WRAPPERS(cuLaunchKernel_ptsz, launch_kernel, LK_PARAMS, LK_ARGS)
+TRLAT_WRAPPERS(cuLaunchKernelEx, launch_kernel_ex, LKEX_PARAMS, LKEX_ARGS)
+TRLAT_WRAPPERS(cuLaunchKernelEx_ptsz, launch_kernel_ex, LKEX_PARAMS, LKEX_ARGS)
+TRLAT_WRAPPERS(cuLaunchCooperativeKernel, launch_coop, COOP_PARAMS, COOP_ARGS)
+TRLAT_WRAPPERS(cuLaunchCooperativeKernel_ptsz, launch_coop, COOP_PARAMS, COOP_ARGS)
+

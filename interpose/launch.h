@@ -1,0 +1,22 @@
+/* The launch path shared by every launch wrapper, and what other parts of
+ * trlat plug into it. */
+#ifndef TRLAT_LAUNCH_H
+#define TRLAT_LAUNCH_H
+
+#include "interpose/tstate.h"
+
+/* Called around every recorded launch while installed (CUPTI's correlation,
+ * the fast path's capture). `before` runs before the driver call is timed,
+ * `after` once the launch is recorded. */
+struct trlat_launch_hooks {
+    void (*before)(struct trlat_tstate *ts, struct trlat_launch *l);
+    void (*after)(struct trlat_tstate *ts, struct trlat_launch *l);
+};
+/* Installs hooks (one set; NULL removes). */
+void trlat_launch_set_hooks(const struct trlat_launch_hooks *h);
+
+/* A launch made by trlat itself (the fast path's replay), through slot 0 of
+ * cuLaunchKernelEx, recorded like any other. */
+CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
+
+#endif

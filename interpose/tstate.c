@@ -1,0 +1,233 @@
+#include "interpose/tstate.h"
+#include "interpose/config.h"
+#include "interpose/log.h"
+#include "interpose/names.h"
+#include "interpose/trlat.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+const char *(*trlat_python_site_text)(uint64_t id, char *buf, unsigned long len);
+_Thread_local struct trlat_tstate *trlat_tls __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct trlat_tstate *_Atomic all_states; /* push-only list, read lock-free */
+static struct trlat_tstate *free_states;        /* states of exited threads, under list_lock */
+static _Atomic unsigned nstates;
+static pthread_key_t exit_key;
+
+/* A thread exits: its state (and its counts) stay in the list for the
+ * report; the next new thread adopts it, so thread churn does not grow
+ * memory. */
+static void on_thread_exit(void *p)
+{
+    struct trlat_tstate *ts = p;
+    pthread_mutex_lock(&list_lock);
+    ts->next_free = free_states;
+    free_states = ts;
+    pthread_mutex_unlock(&list_lock);
+}
+
+void trlat_tstate_init(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
+void trlat_tstate_after_fork_child(void)
+{
+    /* The child's only thread is the one that forked. The parent's states
+     * are left behind (copy-on-write pages, never touched again). */
+    pthread_mutex_init(&list_lock, NULL);
+    atomic_store(&all_states, NULL);
+    free_states = NULL;
+    atomic_store(&nstates, 0);
+    trlat_tls = NULL;
+    pthread_setspecific(exit_key, NULL);
+}
+
+static struct trlat_tstate *new_state(void)
+{
+    struct trlat_tstate *ts = calloc(1, sizeof *ts);
+    if (!ts)
+        return NULL;
+    long trace = trlat_config(TRLAT_OPT_TRACE);
+    if (trace > 0) {
+        ts->events = calloc((size_t)trace, sizeof *ts->events);
+        ts->ev_cap = ts->events ? (uint32_t)trace : 0;
+    }
+    struct trlat_tstate *head = atomic_load(&all_states);
+    do
+        ts->next = head;
+    while (!atomic_compare_exchange_weak(&all_states, &head, ts));
+    atomic_fetch_add(&nstates, 1);
+    return ts;
+}
+
+struct trlat_tstate *trlat_tstate_slow(void)
+{
+    if (!trlat_active())
+        return NULL;
+    pthread_mutex_lock(&list_lock);
+    struct trlat_tstate *ts = free_states;
+    if (ts)
+        free_states = ts->next_free;
+    pthread_mutex_unlock(&list_lock);
+    if (ts) {
+        ts->last_exit = 0;
+        ts->py_t0 = 0;
+        ts->py_launches = 0;
+    } else if (!(ts = new_state())) {
+        static atomic_flag once;
+        trlat_log_once(&once, "out of memory for a thread's launch records; launches on it are not recorded");
+        return NULL;
+    }
+    ts->tid = (uint32_t)syscall(SYS_gettid);
+    ts->native_sites = (int)trlat_config(TRLAT_OPT_STACKS);
+    trlat_tls = ts;
+    pthread_setspecific(exit_key, ts);
+    return ts;
+}
+
+static uint32_t hash_ptr(void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+static int index_grow(struct trlat_tstate *ts)
+{
+    uint32_t cap = ts->index_cap ? ts->index_cap * 2 : 64;
+    struct trlat_ientry *ix = calloc(cap, sizeof *ix);
+    if (!ix)
+        return -1;
+    for (uint32_t i = 0; i < ts->index_cap; i++) {
+        if (!ts->index[i].key)
+            continue;
+        uint32_t h = hash_ptr(ts->index[i].key) & (cap - 1);
+        while (ix[h].key)
+            h = (h + 1) & (cap - 1);
+        ix[h] = ts->index[i];
+    }
+    free(ts->index);
+    ts->index = ix;
+    ts->index_cap = cap;
+    return 0;
+}
+
+static struct trlat_kslot *new_slot(struct trlat_tstate *ts, void *func)
+{
+    struct trlat_chunk *c = ts->tail;
+    if (!c || atomic_load_explicit(&c->used, memory_order_relaxed) == TRLAT_CHUNK_SLOTS) {
+        struct trlat_chunk *n = calloc(1, sizeof *n);
+        if (!n)
+            return NULL;
+        if (c)
+            atomic_store_explicit(&c->next, n, memory_order_release);
+        else
+            atomic_store_explicit(&ts->chunks, n, memory_order_release);
+        ts->tail = c = n;
+    }
+    uint32_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
+    struct trlat_kslot *k = &c->slots[u];
+    k->func = func;
+    k->name = trlat_name_of(func);
+    atomic_store_explicit(&c->used, u + 1, memory_order_release);
+    ts->nslots++;
+    return k;
+}
+
+/* First launch of func on this thread (or a switch between kernels). */
+struct trlat_kslot *trlat_kslot_slow(struct trlat_tstate *ts, void *func)
+{
+    struct trlat_kslot *k = NULL;
+    if (ts->index_cap) {
+        uint32_t h = hash_ptr(func) & (ts->index_cap - 1);
+        while (ts->index[h].key) {
+            if (ts->index[h].key == func) {
+                k = ts->index[h].slot;
+                goto found;
+            }
+            h = (h + 1) & (ts->index_cap - 1);
+        }
+    }
+    if (ts->nslots >= TRLAT_MAX_SLOTS_PER_THREAD || (2 * (ts->nslots + 1) > ts->index_cap && index_grow(ts)) ||
+        !(k = new_slot(ts, func))) {
+        static atomic_flag once;
+        trlat_log_once(&once, "more distinct kernels than trlat keeps per thread (%d); the rest are counted as \"(other)\"",
+                       TRLAT_MAX_SLOTS_PER_THREAD);
+        k = &ts->overflow;
+        goto found; /* not cached: keep looking up new kernels */
+    }
+    uint32_t h = hash_ptr(func) & (ts->index_cap - 1);
+    while (ts->index[h].key)
+        h = (h + 1) & (ts->index_cap - 1);
+    ts->index[h].key = func;
+    ts->index[h].slot = k;
+found:
+    if (k != &ts->overflow) {
+        ts->last_func = func;
+        ts->last_slot = k;
+    }
+    return k;
+}
+
+void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind)
+{
+    for (int i = 0; i < TRLAT_MAX_SITES; i++) {
+        uint64_t id = TRLAT_RD(k->sites[i].id);
+        if (id == site) {
+            TRLAT_WR(k->sites[i].launches, TRLAT_RD(k->sites[i].launches) + 1);
+            return;
+        }
+        if (id == 0) {
+            TRLAT_WR(k->sites[i].launches, 1);
+            TRLAT_WR(k->sites[i].id, site);
+            TRLAT_WR(k->site_kind, kind);
+            return;
+        }
+    }
+    TRLAT_WR(k->other_sites, TRLAT_RD(k->other_sites) + 1);
+}
+
+void trlat_stat_snapshot(struct trlat_stat *dst, const struct trlat_stat *src)
+{
+    dst->count = TRLAT_RD(src->count);
+    dst->sum = TRLAT_RD(src->sum);
+    dst->min = TRLAT_RD(src->min);
+    dst->max = TRLAT_RD(src->max);
+    uint64_t n = 0;
+    for (unsigned i = 0; i < TRLAT_HIST_BUCKETS; i++)
+        n += dst->hist[i] = TRLAT_RD(src->hist[i]);
+    dst->count = n; /* the histogram is the truth if a launch was mid-update */
+}
+
+void trlat_tstate_foreach_thread(void (*fn)(const struct trlat_tstate *ts, void *arg), void *arg)
+{
+    for (struct trlat_tstate *ts = atomic_load(&all_states); ts; ts = ts->next)
+        fn(ts, arg);
+}
+
+void trlat_tstate_foreach(trlat_slot_fn fn, void *arg)
+{
+    for (struct trlat_tstate *ts = atomic_load(&all_states); ts; ts = ts->next) {
+        struct trlat_chunk *c = atomic_load_explicit(&ts->chunks, memory_order_acquire);
+        for (; c; c = atomic_load_explicit(&c->next, memory_order_acquire)) {
+            uint32_t used = atomic_load_explicit(&c->used, memory_order_acquire);
+            for (uint32_t i = 0; i < used; i++)
+                fn(ts, &c->slots[i], arg);
+        }
+        if (TRLAT_RD(ts->overflow.driver.count))
+            fn(ts, &ts->overflow, arg);
+    }
+}
+
+unsigned trlat_tstate_count(void)
+{
+    return atomic_load(&nstates);
+}

@@ -1,0 +1,158 @@
+/* Per-thread launch records: each thread that launches owns one
+ * trlat_tstate, found through a thread-local pointer, with one trlat_kslot
+ * per CUfunction it launched. The launch path writes only its own thread's
+ * state (no locks, no atomic read-modify-write, no allocation once a kernel
+ * has been seen on the thread); the report folds all threads' slots at exit.
+ * A slot's counters are written with relaxed atomic stores so that folding
+ * while other threads still launch is well defined (a fold may see one
+ * launch's fields partly updated; never a torn number). */
+#ifndef TRLAT_TSTATE_H
+#define TRLAT_TSTATE_H
+
+#include "interpose/cuda_api.h"
+#include "interpose/hist.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define TRLAT_MAX_SITES 8
+#define TRLAT_CHUNK_SLOTS 16
+#define TRLAT_MAX_SLOTS_PER_THREAD 4096
+
+/* A call site: id is an interned Python site or a native return address. */
+struct trlat_site {
+    uint64_t id; /* 0: empty */
+    uint64_t launches;
+};
+
+struct trlat_kslot {
+    void *func;       /* CUfunction (or CUkernel) handle as launched */
+    const char *name; /* from the name registry when the slot was made; may be NULL */
+    uint64_t errors;  /* launches the driver refused */
+    struct trlat_stat driver, gap, py;
+    struct trlat_site sites[TRLAT_MAX_SITES];
+    uint64_t other_sites;
+    int site_kind;    /* TRLAT_SITE_PYTHON or TRLAT_SITE_NATIVE of the last site added */
+};
+
+enum { TRLAT_SITE_NONE = 0, TRLAT_SITE_PYTHON = 1, TRLAT_SITE_NATIVE = 2 };
+
+struct trlat_chunk {
+    struct trlat_chunk *_Atomic next;
+    _Atomic uint32_t used;
+    struct trlat_kslot slots[TRLAT_CHUNK_SLOTS];
+};
+
+/* One launch as kept for TRLAT_TRACE. */
+struct trlat_event {
+    uint64_t t0, t1, py_t0; /* ticks; py_t0 0 when not from Python */
+    void *func;
+    void *stream;
+    uint64_t corr;          /* CUPTI external correlation id, 0 if none */
+    uint32_t grid[3], block[3];
+};
+
+/* Everything a hook may want to know about one launch. */
+struct trlat_launch {
+    enum trlat_fn fn;
+    void *func;
+    const CUlaunchConfig *config; /* cuLaunchKernelEx only */
+    unsigned grid[3], block[3], shmem;
+    CUstream stream;
+    void **params, **extra;
+    uint64_t t0, t1;
+    CUresult rc;
+    uint64_t corr;
+};
+
+struct trlat_tstate {
+    /* hot: touched on every launch */
+    void *last_func;
+    struct trlat_kslot *last_slot;
+    uint64_t last_exit; /* ticks at the previous launch's return; 0: none yet */
+    /* Set by the Python hook (fastpath/) around a Triton call: the call's
+     * entry time in ticks and its site; py_launches counts the launches the
+     * call produced so far. Consumed by the launch record. */
+    uint64_t py_t0;
+    uint64_t py_site;
+    uint32_t py_launches;
+    int native_sites; /* TRLAT_STACKS=1 */
+
+    /* per-thread index func -> slot, private to the owner thread */
+    struct trlat_ientry { void *key; struct trlat_kslot *slot; } *index;
+    uint32_t index_cap, nslots;
+    struct trlat_kslot overflow; /* launches past TRLAT_MAX_SLOTS_PER_THREAD kernels */
+
+    /* slots, published for the fold: append-only list */
+    struct trlat_chunk *_Atomic chunks;
+    struct trlat_chunk *tail;
+
+    /* TRLAT_TRACE ring, NULL when off */
+    struct trlat_event *events;
+    _Atomic uint64_t ev_next;
+    uint32_t ev_cap;
+
+    uint32_t tid;
+    struct trlat_tstate *next; /* global list of all states */
+    struct trlat_tstate *next_free;
+};
+
+extern _Thread_local struct trlat_tstate *trlat_tls __attribute__((tls_model("initial-exec")));
+
+/* The calling thread's state, or NULL when trlat is disabled. */
+struct trlat_tstate *trlat_tstate_slow(void);
+static inline struct trlat_tstate *trlat_tstate_get(void)
+{
+    struct trlat_tstate *ts = trlat_tls;
+    return __builtin_expect(ts != NULL, 1) ? ts : trlat_tstate_slow();
+}
+
+/* The slot for func on this thread, created on first use. */
+struct trlat_kslot *trlat_kslot_slow(struct trlat_tstate *ts, void *func);
+static inline struct trlat_kslot *trlat_kslot_get(struct trlat_tstate *ts, void *func)
+{
+    if (__builtin_expect(ts->last_func == func, 1))
+        return ts->last_slot;
+    return trlat_kslot_slow(ts, func);
+}
+
+/* Single-writer counter updates readable by a concurrent fold. */
+#define TRLAT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define TRLAT_WR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static inline void trlat_stat_add_relaxed(struct trlat_stat *s, uint64_t v)
+{
+    uint64_t n = TRLAT_RD(s->count);
+    if (n == 0 || v < TRLAT_RD(s->min))
+        TRLAT_WR(s->min, v);
+    if (v > TRLAT_RD(s->max))
+        TRLAT_WR(s->max, v);
+    unsigned i = trlat_hist_index(v);
+    TRLAT_WR(s->hist[i], TRLAT_RD(s->hist[i]) + 1);
+    TRLAT_WR(s->sum, TRLAT_RD(s->sum) + v);
+    TRLAT_WR(s->count, n + 1);
+}
+
+/* A consistent-enough copy of a stat another thread may be writing. */
+void trlat_stat_snapshot(struct trlat_stat *dst, const struct trlat_stat *src);
+
+/* Counts one site for the slot (bounded: 8 sites, then "other"). */
+void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind);
+
+/* Iterates over every slot of every thread (the fold; not on the launch path). */
+typedef void (*trlat_slot_fn)(const struct trlat_tstate *ts, const struct trlat_kslot *k, void *arg);
+void trlat_tstate_foreach(trlat_slot_fn fn, void *arg);
+/* Iterates over every thread (events). */
+void trlat_tstate_foreach_thread(void (*fn)(const struct trlat_tstate *ts, void *arg), void *arg);
+/* Number of thread states ever made (threads that launched). */
+unsigned trlat_tstate_count(void);
+
+/* Text of a Python site id ("file.py:42"), set by the Python hook; NULL
+ * when none is installed. Called at report time. */
+extern const char *(*trlat_python_site_text)(uint64_t id, char *buf, unsigned long len);
+
+/* Setup, fork child reset. */
+void trlat_tstate_init(void);
+void trlat_tstate_after_fork_child(void);
+
+#endif

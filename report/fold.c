@@ -1,0 +1,159 @@
+#include "report/fold.h"
+#include "interpose/names.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int grow(struct trlat_fold *f)
+{
+    size_t cap = f->index_cap ? f->index_cap * 2 : 256;
+    size_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
+        return -1;
+    for (size_t i = 0; i < f->n; i++) {
+        size_t h = hash_str(f->k[i]->name) & (cap - 1);
+        while (ix[h])
+            h = (h + 1) & (cap - 1);
+        ix[h] = i + 1;
+    }
+    free(f->index);
+    f->index = ix;
+    f->index_cap = cap;
+    return 0;
+}
+
+struct trlat_kstats *trlat_fold_kernel(struct trlat_fold *f, const char *name)
+{
+    if (f->index_cap) {
+        for (size_t h = hash_str(name) & (f->index_cap - 1); f->index[h]; h = (h + 1) & (f->index_cap - 1))
+            if (strcmp(f->k[f->index[h] - 1]->name, name) == 0)
+                return f->k[f->index[h] - 1];
+    }
+    if (2 * (f->n + 1) > f->index_cap && grow(f))
+        return NULL;
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 64;
+        struct trlat_kstats **k = realloc(f->k, cap * sizeof *k);
+        if (!k)
+            return NULL;
+        f->k = k;
+        f->cap = cap;
+    }
+    struct trlat_kstats *ks = calloc(1, sizeof *ks);
+    if (!ks || !(ks->name = strdup(name))) {
+        free(ks);
+        return NULL;
+    }
+    f->k[f->n++] = ks;
+    size_t h = hash_str(name) & (f->index_cap - 1);
+    while (f->index[h])
+        h = (h + 1) & (f->index_cap - 1);
+    f->index[h] = f->n;
+    return ks;
+}
+
+void trlat_kstats_add_site(struct trlat_kstats *k, uint64_t id, int kind, uint64_t launches)
+{
+    for (int i = 0; i < k->nsites; i++)
+        if (k->sites[i].id == id && k->sites[i].kind == kind) {
+            k->sites[i].launches += launches;
+            return;
+        }
+    if (k->nsites < (int)(sizeof k->sites / sizeof k->sites[0]))
+        k->sites[k->nsites++] = (struct trlat_fsite){id, kind, launches};
+    else
+        k->other_sites += launches;
+}
+
+static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s, void *arg)
+{
+    struct trlat_fold *f = arg;
+    char buf[48];
+    const char *name = s->name;
+    if (s == &ts->overflow)
+        name = "(other)";
+    if (!name)
+        name = trlat_names_get(s->func);
+    if (!name) {
+        snprintf(buf, sizeof buf, "<unknown %p>", s->func);
+        name = buf;
+    }
+    struct trlat_kstats *k = trlat_fold_kernel(f, name);
+    if (!k)
+        return;
+    struct trlat_stat tmp;
+    trlat_stat_snapshot(&tmp, &s->driver);
+    if (name == buf)
+        f->unnamed_launches += tmp.count;
+    k->from_driver += tmp.count;
+    trlat_stat_merge(&k->driver, &tmp);
+    trlat_stat_snapshot(&tmp, &s->gap);
+    trlat_stat_merge(&k->gap, &tmp);
+    trlat_stat_snapshot(&tmp, &s->py);
+    trlat_stat_merge(&k->py, &tmp);
+    k->errors += TRLAT_RD(s->errors);
+    int kind = TRLAT_RD(s->site_kind);
+    for (int i = 0; i < TRLAT_MAX_SITES; i++) {
+        uint64_t id = TRLAT_RD(s->sites[i].id);
+        if (id)
+            trlat_kstats_add_site(k, id, kind, TRLAT_RD(s->sites[i].launches));
+    }
+    k->other_sites += TRLAT_RD(s->other_sites);
+}
+
+struct trlat_fold *trlat_fold_build(void)
+{
+    struct trlat_fold *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    trlat_tstate_foreach(add_slot, f);
+    f->threads = trlat_tstate_count();
+    return f;
+}
+
+static uint64_t host_total(const struct trlat_kstats *k)
+{
+    return k->driver.sum + k->py.sum;
+}
+
+static int by_host_time(const void *a, const void *b)
+{
+    const struct trlat_kstats *x = *(struct trlat_kstats *const *)a, *y = *(struct trlat_kstats *const *)b;
+    uint64_t hx = host_total(x), hy = host_total(y);
+    if (hx != hy)
+        return hx < hy ? 1 : -1;
+    if (x->gpu.sum != y->gpu.sum)
+        return x->gpu.sum < y->gpu.sum ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+void trlat_fold_sort(struct trlat_fold *f)
+{
+    qsort(f->k, f->n, sizeof *f->k, by_host_time);
+    free(f->index); /* positions changed */
+    f->index = NULL;
+    f->index_cap = 0;
+    grow(f);
+}
+
+void trlat_fold_free(struct trlat_fold *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->k[i]->name);
+        free(f->k[i]);
+    }
+    free(f->k);
+    free(f->index);
+    free(f);
+}

@@ -1,0 +1,11 @@
+/* A call site's text: Python "file.py:42" (from the Python hook), native
+ * "libfoo.so!symbol+0x1c" (from dladdr). */
+#ifndef TRLAT_SITES_H
+#define TRLAT_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+const char *trlat_site_text(uint64_t id, int kind, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,58 @@
+/* The table trlat prints on stderr at exit (TRLAT_SUMMARY=1). */
+#include "report/writer.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char *human(uint64_t ns, char *buf, size_t len)
+{
+    if (ns < 10000)
+        snprintf(buf, len, "%" PRIu64 " ns", ns);
+    else if (ns < 10000000)
+        snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+    else if (ns < 10000000000ULL)
+        snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+    else
+        snprintf(buf, len, "%.1f s", (double)ns / 1e9);
+    return buf;
+}
+
+static const char *mean(const struct trlat_stat *s, char *buf, size_t len)
+{
+    if (!s->count)
+        return "-";
+    return human(s->sum / s->count, buf, len);
+}
+
+#define TOP 10
+
+void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *path, uint64_t wall_ns)
+{
+    uint64_t launches = 0, driver = 0, starved = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        launches += f->k[i]->from_driver + f->k[i]->from_runtime;
+        driver += f->k[i]->driver.sum;
+        starved += f->k[i]->starved_ns;
+    }
+    char a[32], b[32], c[32], d[32], e[32];
+    fprintf(out, "trlat: %" PRIu64 " launches of %zu kernels in %s; %s in the driver; report: %s\n", launches, f->n,
+            human(wall_ns, a, sizeof a), human(driver, b, sizeof b), path ? path : "(not written)");
+    fprintf(out, "trlat: %-32s %10s %10s %10s %10s %10s %10s\n", "kernel (by host time)", "launches", "py->drv",
+            "driver", "gap", "gpu", "starved");
+    for (size_t i = 0; i < f->n && i < TOP; i++) {
+        const struct trlat_kstats *k = f->k[i];
+        char name[33];
+        snprintf(name, sizeof name, "%s", k->name);
+        if (strlen(k->name) > 32)
+            memcpy(name + 29, "...", 4);
+        fprintf(out, "trlat: %-32s %10" PRIu64 " %10s %10s %10s %10s %10s\n", name, k->from_driver + k->from_runtime,
+                mean(&k->py, a, sizeof a), mean(&k->driver, b, sizeof b), mean(&k->gap, c, sizeof c),
+                f->has_gpu ? mean(&k->gpu, d, sizeof d) : "-",
+                f->has_gpu ? human(k->starved_ns, e, sizeof e) : "-");
+    }
+    if (f->n > TOP)
+        fprintf(out, "trlat: ... %zu more kernels in the report\n", f->n - TOP);
+    if (f->has_gpu && wall_ns)
+        fprintf(out, "trlat: GPU starved for the host %s (%.1f%% of the run)\n", human(starved, a, sizeof a),
+                100.0 * (double)starved / (double)wall_ns);
+}

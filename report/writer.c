@@ -1,0 +1,344 @@
+#include "report/writer.h"
+#include "interpose/clock.h"
+#include "interpose/config.h"
+#include "interpose/log.h"
+#include "interpose/names.h"
+#include "interpose/trlat.h"
+#include "report/json.h"
+#include "report/output.h"
+#include "report/sites.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_CONTRIB 4
+static trlat_fold_contributor contributors[MAX_CONTRIB];
+static int ncontrib;
+static trlat_event_writer event_writers[MAX_CONTRIB];
+static int nwriters;
+const char *trlat_report_cupti_state;
+const char *trlat_report_cupti_reason;
+
+void trlat_report_add_contributor(trlat_fold_contributor fn)
+{
+    if (ncontrib < MAX_CONTRIB)
+        contributors[ncontrib++] = fn;
+}
+
+void trlat_report_add_event_writer(trlat_event_writer fn)
+{
+    if (nwriters < MAX_CONTRIB)
+        event_writers[nwriters++] = fn;
+}
+
+static void stat_json(struct trlat_json *j, const char *key, const struct trlat_stat *s)
+{
+    trlat_json_obj(j, key);
+    trlat_json_u64(j, "count", s->count);
+    trlat_json_u64(j, "sum", s->sum);
+    trlat_json_u64(j, "min", s->min);
+    trlat_json_u64(j, "max", s->max);
+    trlat_json_u64(j, "p50", trlat_stat_quantile(s, 0.50));
+    trlat_json_u64(j, "p90", trlat_stat_quantile(s, 0.90));
+    trlat_json_u64(j, "p99", trlat_stat_quantile(s, 0.99));
+    trlat_json_arr(j, "hist");
+    for (unsigned i = 0; i < TRLAT_HIST_BUCKETS; i++) {
+        if (!s->hist[i])
+            continue;
+        trlat_json_arr(j, NULL);
+        trlat_json_u64(j, NULL, i);
+        trlat_json_u64(j, NULL, s->hist[i]);
+        trlat_json_end_arr(j);
+    }
+    trlat_json_end_arr(j);
+    trlat_json_end_obj(j);
+}
+
+static void int_env(struct trlat_json *j, const char *key, const char *var)
+{
+    const char *v = getenv(var);
+    char *end;
+    long n = v && *v ? strtol(v, &end, 10) : 0;
+    if (v && *v && !*end && n >= 0)
+        trlat_json_i64(j, key, n);
+    else
+        trlat_json_null(j, key);
+}
+
+static int by_launches(const void *a, const void *b)
+{
+    const struct trlat_fsite *x = a, *y = b;
+    return x->launches < y->launches ? 1 : x->launches > y->launches ? -1 : 0;
+}
+
+static void sites_json(struct trlat_json *j, struct trlat_kstats *k)
+{
+    qsort(k->sites, (size_t)k->nsites, sizeof k->sites[0], by_launches);
+    trlat_json_arr(j, "call_sites");
+    uint64_t other = k->other_sites;
+    for (int i = 0; i < k->nsites; i++) {
+        if (i >= TRLAT_REPORT_SITES) {
+            other += k->sites[i].launches;
+            continue;
+        }
+        char buf[512];
+        trlat_json_obj(j, NULL);
+        trlat_json_str(j, "site", trlat_site_text(k->sites[i].id, k->sites[i].kind, buf, sizeof buf));
+        trlat_json_str(j, "kind", k->sites[i].kind == TRLAT_SITE_PYTHON ? "python" : "native");
+        trlat_json_u64(j, "launches", k->sites[i].launches);
+        trlat_json_end_obj(j);
+    }
+    if (other) {
+        trlat_json_obj(j, NULL);
+        trlat_json_str(j, "site", "(other)");
+        trlat_json_str(j, "kind", "other");
+        trlat_json_u64(j, "launches", other);
+        trlat_json_end_obj(j);
+    }
+    trlat_json_end_arr(j);
+}
+
+static void kernel_json(struct trlat_json *j, struct trlat_kstats *k, int has_gpu)
+{
+    trlat_json_obj(j, NULL);
+    trlat_json_str(j, "name", k->name);
+    trlat_json_null(j, "module");
+    trlat_json_u64(j, "launches", k->from_driver + k->from_runtime);
+    trlat_json_obj(j, "sources");
+    trlat_json_u64(j, "driver", k->from_driver);
+    trlat_json_u64(j, "runtime", k->from_runtime);
+    trlat_json_end_obj(j);
+    trlat_json_u64(j, "errors", k->errors);
+    stat_json(j, "driver_ns", &k->driver);
+    stat_json(j, "gap_ns", &k->gap);
+    if (k->py.count)
+        stat_json(j, "py_to_driver_ns", &k->py);
+    else
+        trlat_json_null(j, "py_to_driver_ns");
+    if (has_gpu) {
+        stat_json(j, "gpu_ns", &k->gpu);
+        trlat_json_u64(j, "starved_ns", k->starved_ns);
+        trlat_json_u64(j, "starved_launches", k->starved_launches);
+    } else {
+        trlat_json_null(j, "gpu_ns");
+        trlat_json_null(j, "starved_ns");
+        trlat_json_null(j, "starved_launches");
+    }
+    if (k->has_fastpath) {
+        trlat_json_obj(j, "fastpath");
+        trlat_json_u64(j, "hits", k->fastpath.hits);
+        trlat_json_u64(j, "misses", k->fastpath.misses);
+        trlat_json_obj(j, "fallbacks");
+        for (int i = 0; i < k->fastpath.nreasons; i++)
+            trlat_json_u64(j, k->fastpath.reasons[i], k->fastpath.counts[i]);
+        trlat_json_end_obj(j);
+        trlat_json_end_obj(j);
+    } else {
+        trlat_json_null(j, "fastpath");
+    }
+    sites_json(j, k);
+    trlat_json_end_obj(j);
+}
+
+/* Launch events of all threads, the newest TRLAT_TRACE of them, by time. */
+struct ev {
+    const struct trlat_event *e;
+    uint32_t tid;
+};
+struct ev_list {
+    struct ev *v;
+    size_t n, cap;
+};
+
+static void collect_events(const struct trlat_tstate *ts, void *arg)
+{
+    struct ev_list *l = arg;
+    uint64_t next = atomic_load_explicit(&((struct trlat_tstate *)ts)->ev_next, memory_order_acquire);
+    uint64_t n = next < ts->ev_cap ? next : ts->ev_cap;
+    for (uint64_t i = next - n; i < next; i++) {
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? l->cap * 2 : 1024;
+            struct ev *v = realloc(l->v, cap * sizeof *v);
+            if (!v)
+                return;
+            l->v = v;
+            l->cap = cap;
+        }
+        l->v[l->n++] = (struct ev){&ts->events[i % ts->ev_cap], ts->tid};
+    }
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct ev *x = a, *y = b;
+    return x->e->t0 < y->e->t0 ? -1 : x->e->t0 > y->e->t0;
+}
+
+static void events_json(struct trlat_json *j, struct trlat_fold *f)
+{
+    trlat_json_arr(j, "events");
+    struct ev_list l = {0};
+    trlat_tstate_foreach_thread(collect_events, &l);
+    qsort(l.v, l.n, sizeof *l.v, by_time);
+    size_t keep = (size_t)trlat_config(TRLAT_OPT_TRACE);
+    size_t from = l.n > keep ? l.n - keep : 0;
+    uint64_t first_ns = from < l.n ? trlat_ticks_to_time(l.v[from].e->t0) : 0;
+    for (size_t i = from; i < l.n; i++) {
+        const struct trlat_event *e = l.v[i].e;
+        char buf[48];
+        const char *name = trlat_names_get(e->func);
+        if (!name) {
+            snprintf(buf, sizeof buf, "<unknown %p>", e->func);
+            name = buf;
+        }
+        trlat_json_obj(j, NULL);
+        trlat_json_str(j, "kind", "launch");
+        trlat_json_u64(j, "tid", l.v[i].tid);
+        trlat_json_str(j, "kernel", name);
+        trlat_json_u64(j, "start_ns", trlat_ticks_to_time(e->t0));
+        trlat_json_u64(j, "end_ns", trlat_ticks_to_time(e->t1));
+        if (e->py_t0)
+            trlat_json_u64(j, "py_ns", trlat_ticks_to_time(e->py_t0));
+        else
+            trlat_json_null(j, "py_ns");
+        snprintf(buf, sizeof buf, "%p", e->stream);
+        trlat_json_str(j, "stream", e->stream ? buf : "0x0");
+        trlat_json_u64(j, "corr", e->corr);
+        trlat_json_arr(j, "grid");
+        for (int d = 0; d < 3; d++)
+            trlat_json_u64(j, NULL, e->grid[d]);
+        trlat_json_end_arr(j);
+        trlat_json_arr(j, "block");
+        for (int d = 0; d < 3; d++)
+            trlat_json_u64(j, NULL, e->block[d]);
+        trlat_json_end_arr(j);
+        trlat_json_end_obj(j);
+    }
+    free(l.v);
+    for (int i = 0; i < nwriters; i++)
+        event_writers[i](j, f, first_ns);
+    trlat_json_end_arr(j);
+}
+
+void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
+{
+    struct trlat_json j;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    char argv0[512] = "";
+    FILE *cmd = fopen("/proc/self/cmdline", "r");
+    if (cmd) {
+        size_t n = fread(argv0, 1, sizeof argv0 - 1, cmd);
+        argv0[n] = 0;
+        fclose(cmd);
+    }
+    const char *a0 = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+
+    uint64_t launches = 0, driver = 0, py = 0, gpu = 0, starved = 0;
+    int any_py = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        launches += f->k[i]->from_driver + f->k[i]->from_runtime;
+        driver += f->k[i]->driver.sum;
+        py += f->k[i]->py.sum;
+        any_py |= f->k[i]->py.count > 0;
+        gpu += f->k[i]->gpu.sum;
+        starved += f->k[i]->starved_ns;
+    }
+
+    trlat_json_begin(&j, out);
+    trlat_json_obj(&j, NULL);
+    trlat_json_str(&j, "schema", "trlat-report/1");
+    trlat_json_str(&j, "trlat_version", TRLAT_VERSION);
+    trlat_json_str(&j, "hist_scheme", TRLAT_HIST_SCHEME);
+    trlat_json_i64(&j, "pid", getpid());
+    int_env(&j, "rank", "RANK");
+    int_env(&j, "local_rank", "LOCAL_RANK");
+    int_env(&j, "world_size", "WORLD_SIZE");
+    trlat_json_str(&j, "host", host);
+    trlat_json_str(&j, "argv0", a0);
+    trlat_json_u64(&j, "wall_ns", wall_ns);
+
+    trlat_json_obj(&j, "clock");
+    trlat_json_str(&j, "source", trlat_clk.use_tsc ? "tsc" : "monotonic");
+    trlat_json_u64(&j, "epoch_monotonic_ns", trlat_clk.epoch_mono_ns);
+    trlat_json_u64(&j, "epoch_realtime_ns", trlat_clk.epoch_real_ns);
+    trlat_json_end_obj(&j);
+
+    trlat_json_obj(&j, "config");
+    trlat_json_str(&j, "cupti", trlat_report_cupti_state ? trlat_report_cupti_state
+                                : trlat_config(TRLAT_OPT_CUPTI) == TRLAT_CUPTI_OFF ? "off" : "unavailable");
+    trlat_json_str(&j, "cupti_reason", trlat_report_cupti_reason);
+    trlat_json_str(&j, "fastpath", trlat_config_name(TRLAT_OPT_FASTPATH));
+    trlat_json_bool(&j, "stacks", (int)trlat_config(TRLAT_OPT_STACKS));
+    trlat_json_u64(&j, "trace", (uint64_t)trlat_config(TRLAT_OPT_TRACE));
+    trlat_json_end_obj(&j);
+
+    trlat_json_obj(&j, "totals");
+    trlat_json_u64(&j, "launches", launches);
+    trlat_json_u64(&j, "kernels", f->n);
+    trlat_json_u64(&j, "threads", f->threads);
+    trlat_json_u64(&j, "driver_ns", driver);
+    if (any_py)
+        trlat_json_u64(&j, "py_to_driver_ns", py);
+    else
+        trlat_json_null(&j, "py_to_driver_ns");
+    if (f->has_gpu) {
+        trlat_json_u64(&j, "gpu_ns", gpu);
+        trlat_json_u64(&j, "gpu_busy_ns", f->gpu_busy_ns);
+        trlat_json_u64(&j, "starved_ns", starved);
+    } else {
+        trlat_json_null(&j, "gpu_ns");
+        trlat_json_null(&j, "gpu_busy_ns");
+        trlat_json_null(&j, "starved_ns");
+    }
+    trlat_json_u64(&j, "dropped_records", f->dropped_records);
+    trlat_json_u64(&j, "unnamed_launches", f->unnamed_launches);
+    trlat_json_end_obj(&j);
+
+    trlat_json_arr(&j, "kernels");
+    for (size_t i = 0; i < f->n; i++)
+        kernel_json(&j, f->k[i], f->has_gpu);
+    trlat_json_end_arr(&j);
+    events_json(&j, f);
+    trlat_json_end_obj(&j);
+}
+
+static void finish(void)
+{
+    uint64_t wall_ns = trlat_now_ns() - trlat_start_ns;
+    struct trlat_fold *f = trlat_fold_build();
+    if (!f) {
+        trlat_log("out of memory at exit; no report written");
+        return;
+    }
+    for (int i = 0; i < ncontrib; i++)
+        contributors[i](f);
+    trlat_fold_sort(f);
+    uint64_t launches = 0;
+    for (size_t i = 0; i < f->n; i++)
+        launches += f->k[i]->from_driver + f->k[i]->from_runtime;
+    if (launches == 0) { /* a CUDA program that launched nothing, or a child that never launched */
+        trlat_fold_free(f);
+        return;
+    }
+    char path[4096];
+    FILE *out = trlat_output_create(trlat_config_output(), path, sizeof path);
+    if (out) {
+        trlat_report_json(out, f, wall_ns);
+        if (fflush(out) != 0 || ferror(out)) {
+            trlat_log("error writing %s; the report is incomplete", path);
+        }
+        fclose(out);
+    }
+    if (trlat_config(TRLAT_OPT_SUMMARY))
+        trlat_report_summary(stderr, f, out ? path : NULL, wall_ns);
+    trlat_fold_free(f);
+}
+
+static const struct trlat_module report_module = {.name = "report", .finish = finish};
+
+__attribute__((constructor)) static void register_report(void)
+{
+    trlat_module_register(&report_module);
+}

@@ -1,0 +1,204 @@
+/* A fake libcuda.so.1 for machines without a GPU: the entry points trlat's
+ * tests use, each counting its calls. Function handles are pointers to
+ * interned names. Knobs (environment):
+ *   FAKE_CUDA_RESULT=N      every launch returns CUresult N
+ *   FAKE_CUDA_LAUNCH_NS=N   every launch spins N ns (demo: a driver's cost)
+ *   FAKE_CUDA_PROC_ALIAS=1  cuGetProcAddress hands out internal aliases, not
+ *                           the exported symbols (as a real driver may) */
+#include <cuda.h>
+#undef cuGetProcAddress
+#undef cuLaunchKernel
+#undef cuLaunchKernelEx
+#undef cuLaunchCooperativeKernel
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum { C_LK, C_LK_PTSZ, C_LKEX, C_LKEX_PTSZ, C_COOP, C_COOP_PTSZ, C_LK_ALIAS, C_GETFN, C_GPA, C_GPA2, C_NAME, C_N };
+static atomic_ulong calls[C_N];
+static const char *const call_names[C_N] = {
+    "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
+    "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz", "alias_cuLaunchKernel",
+    "cuModuleGetFunction", "cuGetProcAddress", "cuGetProcAddress_v2", "cuFuncGetName"};
+
+/* Introspection for the tests' launchers. */
+EXPORT unsigned long fake_cuda_calls(const char *entry)
+{
+    for (int i = 0; i < C_N; i++)
+        if (strcmp(entry, call_names[i]) == 0)
+            return atomic_load(&calls[i]);
+    return (unsigned long)-1;
+}
+
+struct fake_fn {
+    char name[128];
+};
+static struct fake_fn fns[256];
+static int nfns;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A handle for name (also used by tests to make handles trlat never saw). */
+EXPORT CUfunction fake_cuda_function(const char *name)
+{
+    pthread_mutex_lock(&lock);
+    CUfunction f = NULL;
+    for (int i = 0; i < nfns; i++)
+        if (strcmp(fns[i].name, name) == 0)
+            f = (CUfunction)&fns[i];
+    if (!f && nfns < 256) {
+        strncpy(fns[nfns].name, name, sizeof fns[nfns].name - 1);
+        f = (CUfunction)&fns[nfns++];
+    }
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
+static CUresult launch_result(void)
+{
+    static long ns = -1;
+    if (ns < 0) {
+        const char *s = getenv("FAKE_CUDA_LAUNCH_NS");
+        ns = s ? atol(s) : 0;
+    }
+    if (ns > 0) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &b);
+        while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+    }
+    const char *r = getenv("FAKE_CUDA_RESULT");
+    return r ? (CUresult)atoi(r) : CUDA_SUCCESS;
+}
+
+static int valid(CUfunction f)
+{
+    return (struct fake_fn *)f >= fns && (struct fake_fn *)f < fns + 256;
+}
+
+#define LAUNCH(counter) \
+    do { atomic_fetch_add_explicit(&calls[counter], 1, memory_order_relaxed); \
+         return valid(f) ? launch_result() : CUDA_ERROR_INVALID_HANDLE; } while (0)
+
+EXPORT CUresult cuInit(unsigned flags) { return CUDA_SUCCESS; }
+EXPORT CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
+
+EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                               unsigned bz, unsigned sh, CUstream s, void **p, void **e) { LAUNCH(C_LK); }
+EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                    unsigned bz, unsigned sh, CUstream s, void **p, void **e) { LAUNCH(C_LK_PTSZ); }
+static CUresult alias_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                     unsigned bz, unsigned sh, CUstream s, void **p, void **e) { LAUNCH(C_LK_ALIAS); }
+EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e) { LAUNCH(C_LKEX); }
+EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **p, void **e) { LAUNCH(C_LKEX_PTSZ); }
+EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                          unsigned by, unsigned bz, unsigned sh, CUstream s, void **p) { LAUNCH(C_COOP); }
+EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                               unsigned by, unsigned bz, unsigned sh, CUstream s, void **p) { LAUNCH(C_COOP_PTSZ); }
+
+EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image) { *m = (CUmodule)(uintptr_t)0x1000; return CUDA_SUCCESS; }
+
+EXPORT CUresult cuModuleGetFunction(CUfunction *out, CUmodule m, const char *name)
+{
+    atomic_fetch_add(&calls[C_GETFN], 1);
+    if (!out || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (strncmp(name, "missing", 7) == 0)
+        return CUDA_ERROR_NOT_FOUND;
+    *out = fake_cuda_function(name);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLibraryGetKernel(CUkernel *out, CUlibrary lib, const char *name)
+{
+    *out = (CUkernel)fake_cuda_function(name);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuKernelGetFunction(CUfunction *out, CUkernel k)
+{
+    /* A distinct handle for the function, as a real driver gives. */
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s", ((struct fake_fn *)k)->name);
+    pthread_mutex_lock(&lock);
+    CUfunction f = NULL;
+    if (nfns < 256) {
+        memcpy(fns[nfns].name, buf, sizeof fns[nfns].name);
+        fns[nfns].name[sizeof fns[nfns].name - 1] = 0;
+        f = (CUfunction)&fns[nfns++];
+    }
+    pthread_mutex_unlock(&lock);
+    *out = f;
+    return f ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuFuncGetName(const char **name, CUfunction f)
+{
+    atomic_fetch_add(&calls[C_NAME], 1);
+    if (!valid(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    *name = ((struct fake_fn *)f)->name;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuKernelGetName(const char **name, CUkernel k)
+{
+    return cuFuncGetName(name, (CUfunction)k);
+}
+
+EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
+                                    CUdriverProcAddressQueryResult *st);
+EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags);
+
+static void *lookup(const char *sym, int ver, cuuint64_t flags)
+{
+    int ptds = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+    int alias = getenv("FAKE_CUDA_PROC_ALIAS") != NULL;
+    if (!strcmp(sym, "cuLaunchKernel"))
+        return ptds ? (void *)cuLaunchKernel_ptsz : alias ? (void *)alias_cuLaunchKernel : (void *)cuLaunchKernel;
+    if (!strcmp(sym, "cuLaunchKernelEx"))
+        return ptds ? (void *)cuLaunchKernelEx_ptsz : (void *)cuLaunchKernelEx;
+    if (!strcmp(sym, "cuLaunchCooperativeKernel"))
+        return ptds ? (void *)cuLaunchCooperativeKernel_ptsz : (void *)cuLaunchCooperativeKernel;
+    if (!strcmp(sym, "cuModuleGetFunction"))
+        return (void *)cuModuleGetFunction;
+    if (!strcmp(sym, "cuLibraryGetKernel"))
+        return (void *)cuLibraryGetKernel;
+    if (!strcmp(sym, "cuKernelGetFunction"))
+        return (void *)cuKernelGetFunction;
+    if (!strcmp(sym, "cuFuncGetName"))
+        return (void *)cuFuncGetName;
+    if (!strcmp(sym, "cuGetProcAddress"))
+        return ver >= 12000 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
+    if (!strcmp(sym, "cuInit"))
+        return (void *)cuInit;
+    return NULL;
+}
+
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *st)
+{
+    atomic_fetch_add(&calls[C_GPA2], 1);
+    void *p = sym ? lookup(sym, ver, flags) : NULL;
+    if (st)
+        *st = p ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (pfn)
+        *pfn = p;
+    return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
+{
+    atomic_fetch_add(&calls[C_GPA], 1);
+    void *p = sym ? lookup(sym, ver, flags) : NULL;
+    if (pfn)
+        *pfn = p;
+    return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}

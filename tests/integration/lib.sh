@@ -1,0 +1,36 @@
+# Helpers for integration tests: run a command under trlat on the fake
+# driver, query the JSON report, print "ok NAME" / "FAIL NAME: why".
+BUILD=${BUILD:-build}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=$ROOT/$BUILD
+[ "${BUILD#/}" != "$BUILD" ] && B=$BUILD
+LIB=$B/libtrlat.so
+BIN=$B/tests/bin
+export LD_LIBRARY_PATH=$B/tests/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export TRLAT_SUMMARY=0 TRLAT_CUPTI=0
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+ok() { echo "ok $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# rq FILE EXPR: evaluates a Python expression over the report r; k("name")
+# is that kernel's entry (None if absent).
+rq() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def k(name):
+    return next((x for x in r["kernels"] if x["name"] == name), None)
+print(eval(sys.argv[2]))
+PY
+}
+
+# expect NAME ACTUAL EXPECTED
+expect() {
+    if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', expected '$3'"; fi
+}
+
+# the one report in $WORK matching a glob
+report_of() { ls $1 2>/dev/null | head -1; }

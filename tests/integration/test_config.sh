@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every bad value of every variable: one stderr line naming the variable and
+# the accepted values; the default stands; the program runs on.
+. "$(dirname "$0")/lib.sh"
+
+check_bad() { # VAR VALUE ACCEPTED
+    env "$1=$2" TRLAT_OUTPUT="$WORK/c.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >"$WORK/o" 2>"$WORK/e"; rc=$?
+    expect "$1=$2: runs on" "$rc" 0
+    expect "$1=$2: one line naming it" "$(grep -c "$1=" "$WORK/e")" 1
+    expect "$1=$2: names accepted values" "$(grep -c "expected $3" "$WORK/e")" 1
+    rm -f "$WORK/c.json"
+}
+for v in 2 yes -1 " 1" 1x; do check_bad TRLAT_DISABLE "$v" "0 or 1"; done
+for v in 2 true on; do check_bad TRLAT_SUMMARY "$v" "0 or 1"; done
+for v in 2 yes ON; do check_bad TRLAT_CUPTI "$v" "0, 1 or auto"; done
+for v in 2 on verif; do check_bad TRLAT_FASTPATH "$v" "0, 1 or verify"; done
+for v in 2 yes; do check_bad TRLAT_STACKS "$v" "0 or 1"; done
+for v in -5 abc 10000001 99999999999999999999 1.5; do check_bad TRLAT_TRACE "$v" "a number"; done
+
+# The default stands: a bad TRLAT_TRACE keeps 0 events, a bad TRLAT_DISABLE keeps recording.
+TRLAT_TRACE=abc TRLAT_DISABLE=maybe TRLAT_OUTPUT="$WORK/d.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1
+expect "bad values: defaults stand" "$(rq "$WORK/d.json" '(len(r["events"]), k("direct_kernel")["launches"])')" "(0, 3)"

@@ -1,0 +1,58 @@
+# Tests: `make test` builds everything below and runs tests/run-tests.sh.
+TB       := $(BUILD)/tests
+FAKE_DIR := $(abspath $(TB)/fake)
+FAKE     := $(TB)/fake/libcuda.so.1
+TEST_CFLAGS := -std=c11 -D_GNU_SOURCE -I. -I$(CUDA_HOME)/include -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit/%) $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit-san/%)
+LIB_C_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/obj/%.o)
+BINS     := $(TB)/bin/launcher $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so
+
+$(FAKE): tests/fake/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions -o $@ $< -lpthread
+	ln -sf libcuda.so.1 $(TB)/fake/libcuda.so
+
+$(TB)/bin/launcher: tests/integration/launcher.c $(FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread -ldl
+
+$(TB)/bin/nocuda: tests/integration/nocuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl
+
+$(TB)/bin/cxx_throw: tests/integration/cxx_throw.cpp $(FAKE)
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -g -I$(CUDA_HOME)/include -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda
+
+$(TB)/lib/libmallocwrap.so: tests/integration/mallocwrap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# Unit tests link the library's objects directly (hidden symbols included),
+# once as built and once with ASan and UBSan.
+$(BUILD)/san/obj/%.o: %.c $(wildcard interpose/*.h fastpath/*.h report/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBFLAGS) $(UNWIND_FLAGS) $(SAN) -c $< -o $@
+
+$(BUILD)/san/libtrlat.so: $(SAN_OBJS) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
+	$(CC) -shared $(SAN) -o $@ $^ -Wl,--version-script=interpose/exports.map $(UNWIND_LIBS) -ldl -lpthread
+
+$(TB)/unit/%: tests/unit/%.c $(LIB_C_OBJS) tests/unit/check_main.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_C_OBJS) $(UNWIND_LIBS) $(CHECK_LIBS) -ldl -lpthread
+
+$(TB)/unit-san/%: tests/unit/%.c $(SAN_OBJS) tests/unit/check_main.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(SAN) -o $@ $< $(SAN_OBJS) $(UNWIND_LIBS) $(CHECK_LIBS) -ldl -lpthread
+
+test-build: all $(FAKE) $(BINS) $(UNIT_BINS) $(BUILD)/san/libtrlat.so
+
+test: test-build
+	BUILD=$(BUILD) bash tests/run-tests.sh
+
+.PHONY: test-build
