@@ -18,11 +18,18 @@
 
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-static const struct trlat_launch_hooks *_Atomic hooks;
+static const struct trlat_launch_hooks *hooks[TRLAT_MAX_HOOKS];
+static _Atomic int nhooks;
 
-void trlat_launch_set_hooks(const struct trlat_launch_hooks *h)
+int trlat_launch_add_hooks(const struct trlat_launch_hooks *h)
 {
-    atomic_store(&hooks, h);
+    static atomic_int reserved;
+    int i = atomic_fetch_add(&reserved, 1);
+    if (i >= TRLAT_MAX_HOOKS)
+        return -1;
+    hooks[i] = h;
+    atomic_store_explicit(&nhooks, i + 1, memory_order_release); /* publishes hooks[i] */
+    return 0;
 }
 
 /* Native call site hook (fastpath/stacks.c when built with libunwind). */
@@ -92,24 +99,26 @@ static CUresult call_real(const struct trlat_launch *l, void *real)
 static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, struct trlat_launch *l, void *real,
                                                       void *ret)
 {
-    const struct trlat_launch_hooks *h = atomic_load_explicit(&hooks, memory_order_acquire);
-    if (h && h->before)
-        h->before(ts, l);
+    int n = atomic_load_explicit(&nhooks, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (hooks[i]->before)
+            hooks[i]->before(ts, l);
     l->t0 = trlat_ticks();
     l->rc = call_real(l, real);
     l->t1 = trlat_ticks();
     struct trlat_kslot *k = trlat_kslot_get(ts, l->func);
     record(ts, k, l->t0, l->t1, l->rc);
     record_extra(ts, k, l, ret);
-    if (h && h->after)
-        h->after(ts, l);
+    for (int i = n - 1; i >= 0; i--)
+        if (hooks[i]->after)
+            hooks[i]->after(ts, l);
     return l->rc;
 }
 
 static inline int needs_slow(const struct trlat_tstate *ts)
 {
     return (ts->py_t0 | (uint64_t)ts->native_sites | ts->ev_cap) ||
-           atomic_load_explicit(&hooks, memory_order_relaxed) != NULL;
+           atomic_load_explicit(&nhooks, memory_order_relaxed) != 0;
 }
 
 /* One body per ABI. `ret` is the wrapper's return address: the native call

@@ -6,14 +6,17 @@
 #include "interpose/tstate.h"
 
 /* Called around every recorded launch while installed (CUPTI's correlation,
- * the fast path's capture). `before` runs before the driver call is timed,
- * `after` once the launch is recorded. */
+ * the fast path's capture). `before` runs before the driver call is timed
+ * (in installation order), `after` once the launch is recorded (in reverse
+ * order). Hooks are installed at start, not removed; a hook that has nothing
+ * to do returns at once. */
 struct trlat_launch_hooks {
     void (*before)(struct trlat_tstate *ts, struct trlat_launch *l);
     void (*after)(struct trlat_tstate *ts, struct trlat_launch *l);
 };
-/* Installs hooks (one set; NULL removes). */
-void trlat_launch_set_hooks(const struct trlat_launch_hooks *h);
+#define TRLAT_MAX_HOOKS 4
+/* Adds a hook set; returns -1 when TRLAT_MAX_HOOKS are installed. */
+int trlat_launch_add_hooks(const struct trlat_launch_hooks *h);
 
 /* A launch made by trlat itself (the fast path's replay), through slot 0 of
  * cuLaunchKernelEx, recorded like any other. */
