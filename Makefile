@@ -13,17 +13,24 @@ CFLAGS  ?=
 LIBFLAGS := $(BASE) $(WARN) $(OPT) -fPIC -fvisibility=hidden -fno-strict-aliasing $(CFLAGS)
 
 # libunwind is linked statically (the GPU machine has none) when its archive
-# exists; TRLAT_NO_UNWIND=1 builds without native call sites.
-UNWIND_A := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libunwind.a /usr/lib/libunwind.a))
+# exists; TRLAT_NO_UNWIND=1 builds without native call sites. Only LLVM's
+# libunwind.a (Debian: libunwind-14-dev) is built PIC; the libunwind-dev one
+# is not and cannot go into a shared object. --exclude-libs hides all of its
+# symbols (_Unwind_* included): the process's C++ unwinder stays its own.
+UNWIND_A := $(firstword $(wildcard /usr/lib/llvm-*/lib/libunwind.a))
+UNWIND_INC := $(firstword $(wildcard /usr/include/libunwind/libunwind.h))
 ifeq ($(TRLAT_NO_UNWIND),1)
 UNWIND_A :=
 endif
+ifeq ($(UNWIND_INC),)
+UNWIND_A :=
+endif
 ifneq ($(UNWIND_A),)
-UNWIND_FLAGS := -DTRLAT_HAVE_UNWIND=1
-
+UNWIND_FLAGS := -DTRLAT_HAVE_UNWIND=1 -idirafter $(dir $(UNWIND_INC))
+UNWIND_LIBS := -Wl,--exclude-libs,ALL $(UNWIND_A)
 endif
 
-LIB_SRCS := $(wildcard interpose/*.c) $(wildcard fastpath/*.c) $(filter-out report/cli_%,$(wildcard report/*.c))
+LIB_SRCS := $(filter-out $(LIB_EXCLUDE),$(wildcard interpose/*.c) $(wildcard fastpath/*.c) $(filter-out report/cli_%,$(wildcard report/*.c)))
 LIB_ASM  := $(wildcard interpose/*.S)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
 CLI_SRCS := $(wildcard report/cli_*.c)
@@ -44,6 +51,12 @@ $(BUILD)/obj/%.o: %.S
 $(BUILD)/libtrlat.so: $(LIB_OBJS) interpose/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=interpose/exports.map \
 	  -Wl,-z,now -Wl,-z,nodelete $(UNWIND_LIBS) -ldl -lpthread
+
+# The Python hook's installer, read by libtrlat.so from <libdir>/share/trlat.
+$(BUILD)/share/trlat/pyhook.py: fastpath/pyhook.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(BUILD)/libtrlat.so: | $(BUILD)/share/trlat/pyhook.py
 
 $(BUILD)/trlat: $(CLI_OBJS)
 	$(CC) -o $@ $(CLI_OBJS) $(CLI_LIBS)

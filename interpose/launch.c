@@ -38,14 +38,17 @@ __attribute__((weak)) uint64_t trlat_native_site(void *ret_addr)
     return (uint64_t)(uintptr_t)ret_addr;
 }
 
-static inline void record(struct trlat_tstate *ts, struct trlat_kslot *k, uint64_t t0, uint64_t t1, CUresult rc)
+static __attribute__((noinline)) void record_error(struct trlat_tstate *ts, void *func)
 {
-    trlat_stat_add_relaxed(&k->driver, trlat_ticks_ns(t1 - t0));
-    if (ts->last_exit)
-        trlat_stat_add_relaxed(&k->gap, trlat_ticks_ns(t0 - ts->last_exit));
-    ts->last_exit = t1;
+    struct trlat_kslot *k = trlat_kslot_get(ts, func);
+    TRLAT_WR(k->errors, TRLAT_RD(k->errors) + 1);
+}
+
+static inline void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1, CUresult rc)
+{
+    trlat_rec_add(ts, func, t0, t1);
     if (UNLIKELY(rc != CUDA_SUCCESS))
-        TRLAT_WR(k->errors, TRLAT_RD(k->errors) + 1);
+        record_error(ts, func);
 }
 
 static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const struct trlat_launch *l, void *ret)
@@ -106,9 +109,8 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     l->t0 = trlat_ticks();
     l->rc = call_real(l, real);
     l->t1 = trlat_ticks();
-    struct trlat_kslot *k = trlat_kslot_get(ts, l->func);
-    record(ts, k, l->t0, l->t1, l->rc);
-    record_extra(ts, k, l, ret);
+    record(ts, l->func, l->t0, l->t1, l->rc);
+    record_extra(ts, trlat_kslot_get(ts, l->func), l, ret);
     for (int i = n - 1; i >= 0; i--)
         if (hooks[i]->after)
             hooks[i]->after(ts, l);
@@ -117,23 +119,57 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
 
 static inline int needs_slow(const struct trlat_tstate *ts)
 {
-    return (ts->py_t0 | (uint64_t)ts->native_sites | ts->ev_cap) ||
+    return (ts->py_t0 | ts->slow) ||
            atomic_load_explicit(&nhooks, memory_order_relaxed) != 0;
 }
 
 /* One body per ABI. `ret` is the wrapper's return address: the native call
- * site when TRLAT_STACKS=1. */
-#define FAST_PATH(CALL, FUNC)                                   \
+ * site when TRLAT_STACKS=1. The struct describing the launch is built only
+ * on the slow variant (SLOW_CALL), never on the common path. */
+#define FAST_PATH(CALL, FUNC, SLOW_CALL)                        \
     struct trlat_tstate *ts = trlat_tstate_get();               \
     if (UNLIKELY(!ts))                                          \
         return CALL;                                            \
     if (UNLIKELY(needs_slow(ts)))                               \
-        return launch_slow(ts, &l, real, ret);                  \
+        return SLOW_CALL;                                       \
     uint64_t t0 = trlat_ticks();                                \
     CUresult rc = CALL;                                         \
     uint64_t t1 = trlat_ticks();                                \
-    record(ts, trlat_kslot_get(ts, FUNC), t0, t1, rc);          \
+    record(ts, FUNC, t0, t1, rc);                               \
     return rc
+
+static __attribute__((noinline)) CUresult
+launch_kernel_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real, void *ret, CUfunction f, unsigned gx,
+                   unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
+                   void **params, void **extra)
+{
+    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
+                             .shmem = shmem, .stream = s, .params = params, .extra = extra};
+    return launch_slow(ts, &l, real, ret);
+}
+
+static __attribute__((noinline)) CUresult launch_kernel_ex_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real,
+                                                                void *ret, const CUlaunchConfig *c, CUfunction f,
+                                                                void **params, void **extra)
+{
+    struct trlat_launch l = {.fn = fn, .func = f, .config = c, .params = params, .extra = extra};
+    if (c) {
+        l.grid[0] = c->gridDimX, l.grid[1] = c->gridDimY, l.grid[2] = c->gridDimZ;
+        l.block[0] = c->blockDimX, l.block[1] = c->blockDimY, l.block[2] = c->blockDimZ;
+        l.shmem = c->sharedMemBytes, l.stream = c->hStream;
+    }
+    return launch_slow(ts, &l, real, ret);
+}
+
+static __attribute__((noinline)) CUresult
+launch_coop_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real, void *ret, CUfunction f, unsigned gx,
+                 unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
+                 void **params)
+{
+    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
+                             .shmem = shmem, .stream = s, .params = params};
+    return launch_slow(ts, &l, real, ret);
+}
 
 static inline __attribute__((always_inline)) CUresult
 launch_kernel(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -142,9 +178,8 @@ launch_kernel(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, 
     pfn_cuLaunchKernel real = (pfn_cuLaunchKernel)trlat_real_get(fn, slot);
     if (UNLIKELY(!real))
         return CUDA_ERROR_NOT_INITIALIZED;
-    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
-                             .shmem = shmem, .stream = s, .params = params, .extra = extra};
-    FAST_PATH(real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra), f);
+    FAST_PATH(real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra), f,
+              launch_kernel_slow(ts, fn, (void *)real, ret, f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }
 
 static inline __attribute__((always_inline)) CUresult
@@ -154,13 +189,7 @@ launch_kernel_ex(enum trlat_fn fn, int slot, void *ret, const CUlaunchConfig *c,
     pfn_cuLaunchKernelEx real = (pfn_cuLaunchKernelEx)trlat_real_get(fn, slot);
     if (UNLIKELY(!real))
         return CUDA_ERROR_NOT_INITIALIZED;
-    struct trlat_launch l = {.fn = fn, .func = f, .config = c, .params = params, .extra = extra};
-    if (c) {
-        l.grid[0] = c->gridDimX, l.grid[1] = c->gridDimY, l.grid[2] = c->gridDimZ;
-        l.block[0] = c->blockDimX, l.block[1] = c->blockDimY, l.block[2] = c->blockDimZ;
-        l.shmem = c->sharedMemBytes, l.stream = c->hStream;
-    }
-    FAST_PATH(real(c, f, params, extra), f);
+    FAST_PATH(real(c, f, params, extra), f, launch_kernel_ex_slow(ts, fn, (void *)real, ret, c, f, params, extra));
 }
 
 static inline __attribute__((always_inline)) CUresult
@@ -170,9 +199,8 @@ launch_coop(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, un
     pfn_cuLaunchCooperativeKernel real = (pfn_cuLaunchCooperativeKernel)trlat_real_get(fn, slot);
     if (UNLIKELY(!real))
         return CUDA_ERROR_NOT_INITIALIZED;
-    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
-                             .shmem = shmem, .stream = s, .params = params};
-    FAST_PATH(real(f, gx, gy, gz, bx, by, bz, shmem, s, params), f);
+    FAST_PATH(real(f, gx, gy, gz, bx, by, bz, shmem, s, params), f,
+              launch_coop_slow(ts, fn, (void *)real, ret, f, gx, gy, gz, bx, by, bz, shmem, s, params));
 }
 
 CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)

@@ -6,6 +6,12 @@
 
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* A kernel handle was just made: the Python hook's cue (fastpath/pyhook.c)
+ * to look for Triton again. Not called with the driver's locks held. */
+__attribute__((weak)) void trlat_on_kernel_loaded(void)
+{
+}
+
 static inline __attribute__((always_inline)) CUresult module_get_function(enum trlat_fn fn, int slot, void *ret,
                                                                           CUfunction *out, CUmodule m, const char *name)
 {
@@ -13,8 +19,10 @@ static inline __attribute__((always_inline)) CUresult module_get_function(enum t
     if (UNLIKELY(!real))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real(out, m, name);
-    if (rc == CUDA_SUCCESS && out && *out && trlat_active())
+    if (rc == CUDA_SUCCESS && out && *out && trlat_active()) {
         trlat_names_add(*out, name);
+        trlat_on_kernel_loaded();
+    }
     return rc;
 }
 
@@ -25,8 +33,10 @@ static inline __attribute__((always_inline)) CUresult library_get_kernel(enum tr
     if (UNLIKELY(!real))
         return CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = real(out, lib, name);
-    if (rc == CUDA_SUCCESS && out && *out && trlat_active())
+    if (rc == CUDA_SUCCESS && out && *out && trlat_active()) {
         trlat_names_add(*out, name);
+        trlat_on_kernel_loaded();
+    }
     return rc;
 }
 

@@ -1,4 +1,5 @@
 #include "interpose/tstate.h"
+#include "interpose/clock.h"
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/names.h"
@@ -25,6 +26,7 @@ static pthread_key_t exit_key;
 static void on_thread_exit(void *p)
 {
     struct trlat_tstate *ts = p;
+    trlat_tstate_fold(ts);
     pthread_mutex_lock(&list_lock);
     ts->next_free = free_states;
     free_states = ts;
@@ -77,6 +79,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
     pthread_mutex_unlock(&list_lock);
     if (ts) {
         ts->last_exit = 0;
+        ts->last_func = NULL;
         ts->py_t0 = 0;
         ts->py_launches = 0;
     } else if (!(ts = new_state())) {
@@ -86,6 +89,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
     }
     ts->tid = (uint32_t)syscall(SYS_gettid);
     ts->native_sites = (int)trlat_config(TRLAT_OPT_STACKS);
+    ts->slow = ts->native_sites || ts->ev_cap;
     trlat_tls = ts;
     pthread_setspecific(exit_key, ts);
     return ts;
@@ -175,6 +179,48 @@ found:
         ts->last_slot = k;
     }
     return k;
+}
+
+void trlat_tstate_fold(struct trlat_tstate *ts)
+{
+    uint32_t n = ts->nrec;
+    if (n == 0)
+        return;
+    atomic_fetch_add_explicit(&ts->rec_gen, 1, memory_order_acq_rel);
+    uint64_t last = ts->last_exit;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct trlat_rec *r = &ts->recs[i];
+        struct trlat_kslot *k = trlat_kslot_get(ts, r->func);
+        trlat_stat_add_relaxed(&k->driver, trlat_ticks_ns(r->t1 - r->t0));
+        if (last)
+            trlat_stat_add_relaxed(&k->gap, trlat_ticks_ns(r->t0 - last));
+        last = r->t1;
+    }
+    TRLAT_WR(ts->last_exit, last);
+    TRLAT_WR(ts->nrec, 0);
+    atomic_fetch_add_explicit(&ts->rec_gen, 1, memory_order_release);
+}
+
+uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *out, uint64_t *last_exit)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        uint64_t g0 = atomic_load_explicit(&((struct trlat_tstate *)ts)->rec_gen, memory_order_acquire);
+        if (g0 & 1)
+            continue;
+        uint32_t n = TRLAT_RD(ts->nrec);
+        if (n > TRLAT_REC_BATCH)
+            n = TRLAT_REC_BATCH;
+        for (uint32_t i = 0; i < n; i++) {
+            out[i].func = TRLAT_RD(ts->recs[i].func);
+            out[i].t0 = TRLAT_RD(ts->recs[i].t0);
+            out[i].t1 = TRLAT_RD(ts->recs[i].t1);
+        }
+        *last_exit = TRLAT_RD(ts->last_exit);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&((struct trlat_tstate *)ts)->rec_gen, memory_order_relaxed) == g0)
+            return n;
+    }
+    return 0;
 }
 
 void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind)

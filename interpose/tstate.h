@@ -52,6 +52,14 @@ struct trlat_event {
     uint32_t grid[3], block[3];
 };
 
+/* One launch as the launch path writes it: the fold turns a batch of these
+ * into the slot statistics (driver = t1 - t0, gap = t0 - previous t1). */
+struct trlat_rec {
+    void *func;
+    uint64_t t0, t1; /* ticks */
+};
+#define TRLAT_REC_BATCH 256
+
 /* Everything a hook may want to know about one launch. */
 struct trlat_launch {
     enum trlat_fn fn;
@@ -66,10 +74,18 @@ struct trlat_launch {
 };
 
 struct trlat_tstate {
-    /* hot: touched on every launch */
+    /* hot: touched on every launch. A launch appends one record to `recs`
+     * (sequential writes: one cache line per few launches); every
+     * TRLAT_REC_BATCH launches the thread folds them into its slots, so the
+     * slots' statistics stay out of the launch path's cache footprint. */
+    uint32_t nrec;
+    /* Non-zero when every launch on this thread takes the slow variant
+     * (native sites, trace events). */
+    uint32_t slow;
+    _Atomic uint64_t rec_gen; /* odd while a fold rewrites recs (seqlock for the report) */
     void *last_func;
     struct trlat_kslot *last_slot;
-    uint64_t last_exit; /* ticks at the previous launch's return; 0: none yet */
+    uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */
     /* Set by the Python hook (fastpath/) around a Triton call: the call's
      * entry time in ticks and its site; py_launches counts the launches the
      * call produced so far. Consumed by the launch record. */
@@ -93,6 +109,7 @@ struct trlat_tstate {
     uint32_t ev_cap;
 
     uint32_t tid;
+    struct trlat_rec recs[TRLAT_REC_BATCH];
     struct trlat_tstate *next; /* global list of all states */
     struct trlat_tstate *next_free;
 };
@@ -115,6 +132,25 @@ static inline struct trlat_kslot *trlat_kslot_get(struct trlat_tstate *ts, void 
         return ts->last_slot;
     return trlat_kslot_slow(ts, func);
 }
+
+/* Folds the thread's pending records into its slots (the owner thread only). */
+void trlat_tstate_fold(struct trlat_tstate *ts);
+
+/* Appends a launch; folds when the batch is full. */
+static inline void trlat_rec_add(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1)
+{
+    struct trlat_rec *r = &ts->recs[ts->nrec];
+    r->func = func;
+    r->t0 = t0;
+    r->t1 = t1;
+    if (__builtin_expect(++ts->nrec == TRLAT_REC_BATCH, 0))
+        trlat_tstate_fold(ts);
+}
+
+/* A copy of another thread's pending records (seqlock read; may come back
+ * empty if the owner was folding): returns how many were copied into out
+ * (TRLAT_REC_BATCH entries) and that thread's last folded return time. */
+uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *out, uint64_t *last_exit);
 
 /* Single-writer counter updates readable by a concurrent fold. */
 #define TRLAT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)

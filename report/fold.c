@@ -1,4 +1,5 @@
 #include "report/fold.h"
+#include "interpose/clock.h"
 #include "interpose/names.h"
 
 #include <stdio.h>
@@ -110,12 +111,46 @@ static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s,
     k->other_sites += TRLAT_RD(s->other_sites);
 }
 
+/* Launches still in a thread's record batch (not yet folded into its slots). */
+static void add_pending(const struct trlat_tstate *ts, void *arg)
+{
+    struct trlat_fold *f = arg;
+    static struct trlat_rec recs[TRLAT_REC_BATCH]; /* the fold runs once, at exit */
+    uint64_t last;
+    uint32_t n = trlat_tstate_pending(ts, recs, &last);
+    struct trlat_kstats *k = NULL;
+    void *kfunc = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!k || recs[i].func != kfunc) {
+            char buf[48];
+            const char *name = trlat_name_of(recs[i].func);
+            if (!name) {
+                snprintf(buf, sizeof buf, "<unknown %p>", recs[i].func);
+                name = buf;
+            }
+            if (!(k = trlat_fold_kernel(f, name)))
+                return;
+            kfunc = recs[i].func;
+            if (name == buf)
+                f->unnamed_launches++;
+        } else if (strncmp(k->name, "<unknown", 8) == 0) {
+            f->unnamed_launches++;
+        }
+        k->from_driver++;
+        trlat_stat_add(&k->driver, trlat_ticks_ns(recs[i].t1 - recs[i].t0));
+        if (last)
+            trlat_stat_add(&k->gap, trlat_ticks_ns(recs[i].t0 - last));
+        last = recs[i].t1;
+    }
+}
+
 struct trlat_fold *trlat_fold_build(void)
 {
     struct trlat_fold *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     trlat_tstate_foreach(add_slot, f);
+    trlat_tstate_foreach_thread(add_pending, f);
     f->threads = trlat_tstate_count();
     return f;
 }

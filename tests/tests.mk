@@ -56,3 +56,16 @@ test: test-build
 	BUILD=$(BUILD) bash tests/run-tests.sh
 
 .PHONY: test-build
+
+# GPU programs, built here and carried to the GPU machine (scripts/gpu-test.sh).
+CUDA_STUBS := $(CUDA_HOME)/lib64/stubs
+$(TB)/gpu/bench_launch: tests/gpu/bench_launch.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_STUBS) -lcuda
+
+gpu-build: all $(TB)/gpu/bench_launch
+.PHONY: gpu-build
+$(TB)/gpu/clockbench: tests/gpu/clockbench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -o $@ $<
+gpu-build: $(TB)/gpu/clockbench

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 static void *(*next_malloc)(size_t);
+static void (*next_free)(void *);
 static atomic_ulong count;
 static char boot[1 << 16]; /* for allocations made while dlsym runs */
 static size_t boot_used;
@@ -25,6 +26,7 @@ __attribute__((visibility("default"))) void *malloc(size_t n)
         }
         resolving = 1;
         next_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+        next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
         resolving = 0;
         if (next_malloc == malloc) {
             static const char msg[] = "mallocwrap: RTLD_NEXT found this malloc again\n";
@@ -38,12 +40,10 @@ __attribute__((visibility("default"))) void *malloc(size_t n)
 
 __attribute__((visibility("default"))) void free(void *p)
 {
-    static void (*next_free)(void *);
-    if ((char *)p >= boot && (char *)p < boot + sizeof boot)
+    if (!p || ((char *)p >= boot && (char *)p < boot + sizeof boot))
         return;
-    if (!next_free)
-        next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
-    next_free(p);
+    if (next_free) /* else: freed before the first malloc resolved it; leak */
+        next_free(p);
 }
 
 __attribute__((destructor)) static void report(void)

@@ -1,0 +1,118 @@
+/* The GPU fold: CUPTI's activity records, stripped of CUPTI's types, folded
+ * as they arrive into per-kernel GPU statistics and starvation (GPU idle
+ * time the host caused). Pure logic, fed by cupti_session.c on CUPTI's
+ * thread and by synthetic records in tests; memory is bounded by the limits
+ * whatever the number of launches. Not thread-safe (the caller locks).
+ *
+ * Three inputs, in any order:
+ *   api    a launch API record (driver or runtime): correlation id and the
+ *          host time the call began;
+ *   ext    trlat's external correlation record: correlation id and the
+ *          driver entry time of trlat's own launch record (the id trlat
+ *          pushed); a kernel with one was launched through trlat;
+ *   kernel a kernel execution: correlation id, device, stream, GPU start
+ *          and end.
+ * All times are ns on trlat's clock.
+ *
+ * Ordering. Idle time is measured per device and per stream by walking
+ * kernels in GPU start order and keeping the latest end seen. Records come
+ * in buffers, not in that order, so each device holds up to `window`
+ * kernels in a min-heap by start and folds the earliest once it is full:
+ * the assumption is that no kernel record arrives after `window` kernels of
+ * its device that started later than it. One that does is counted `late`:
+ * its time and launch count are kept, its idle accounting is skipped.
+ * A kernel's launch record may come before or after it: a kernel whose
+ * api/ext record has not arrived waits (with its idle interval) in a
+ * bounded pending map; the oldest is resolved without it when the map is
+ * full or at drain (`unjoined`: counted as a runtime launch, never
+ * starved). Launch records are remembered in a bounded map, oldest
+ * forgotten first.
+ *
+ * Starvation: an idle interval that ends with kernel K (no kernel running
+ * on K's device, resp. stream, between the previous end and K's start) and
+ * began before K's launch call entered the driver is time the GPU waited
+ * for the host; the whole interval is counted to K. The first kernel on a
+ * device or stream ends no interval. */
+#ifndef TRLAT_GPU_FOLD_H
+#define TRLAT_GPU_FOLD_H
+
+#include "interpose/hist.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRLAT_GPU_MAX_DEVICES 64 /* larger ids share the last */
+
+struct trlat_gpu_kernel {
+    uint32_t corr;         /* CUPTI correlation id of the launching API call */
+    uint32_t device;       /* CUPTI device id */
+    uint32_t stream;       /* CUPTI stream id */
+    uint64_t start, end;   /* 0: CUPTI could not time it */
+    const char *name;      /* copied when new; NULL becomes "(unnamed)" */
+};
+
+struct trlat_gpu_limits {
+    uint32_t api_cap;     /* launch records remembered */
+    uint32_t pending_cap; /* kernels waiting for their launch record */
+    uint32_t window;      /* kernels held per device for start order */
+    uint32_t max_kernels; /* distinct names; the rest fold into "(other)" */
+    uint32_t max_streams; /* (device, stream) pairs with idle accounting */
+    uint32_t events;      /* kernel spans and starved intervals kept for TRLAT_TRACE */
+};
+void trlat_gpu_limits_default(struct trlat_gpu_limits *l);
+
+struct trlat_gpu_kstat {
+    char *name;                 /* as CUPTI gives it (mangled for C++) */
+    struct trlat_stat gpu;      /* execution time per launch */
+    uint64_t driver;            /* joined with one of trlat's launch records */
+    uint64_t runtime;           /* seen only through CUPTI */
+    uint64_t untimed;           /* records CUPTI could not time */
+    uint64_t starved_ns, starved_launches;               /* device idle ending with it */
+    uint64_t stream_starved_ns, stream_starved_launches; /* its stream idle ending with it */
+};
+
+struct trlat_gpu_totals {
+    uint64_t kernels;       /* kernel records folded */
+    uint64_t busy_ns;       /* union of kernel intervals, per device, summed */
+    uint64_t starved_ns, starved_launches;
+    uint64_t stream_starved_ns;
+    uint64_t dropped;       /* records CUPTI reported dropped */
+    uint64_t untimed;
+    uint64_t late;          /* too late for start order: no idle accounting */
+    uint64_t unjoined;      /* no launch record found */
+    uint64_t other;         /* launches folded into "(other)" */
+    uint32_t devices;       /* devices seen */
+    uint32_t pending;       /* kernels waiting for their launch record now */
+};
+
+enum { TRLAT_GPU_EV_KERNEL, TRLAT_GPU_EV_STARVED_DEVICE, TRLAT_GPU_EV_STARVED_STREAM };
+struct trlat_gpu_event {
+    uint8_t kind;
+    uint8_t driver;         /* kernel: launched through trlat */
+    uint32_t kernel;        /* index for trlat_gpu_fold_at */
+    uint32_t device, stream, corr;
+    uint64_t start, end;
+    uint64_t ext;           /* kernel: trlat's id for its launch (0: none) */
+};
+
+struct trlat_gpu_fold;
+
+/* NULL without memory. */
+struct trlat_gpu_fold *trlat_gpu_fold_new(const struct trlat_gpu_limits *l);
+void trlat_gpu_fold_free(struct trlat_gpu_fold *g);
+
+void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start);
+void trlat_gpu_fold_ext(struct trlat_gpu_fold *g, uint32_t corr, uint64_t ext);
+void trlat_gpu_fold_kernel(struct trlat_gpu_fold *g, const struct trlat_gpu_kernel *k);
+void trlat_gpu_fold_dropped(struct trlat_gpu_fold *g, uint64_t n);
+/* Folds everything held back (end of the run): the result is final. */
+void trlat_gpu_fold_drain(struct trlat_gpu_fold *g);
+
+size_t trlat_gpu_fold_count(const struct trlat_gpu_fold *g);
+const struct trlat_gpu_kstat *trlat_gpu_fold_at(const struct trlat_gpu_fold *g, size_t i);
+void trlat_gpu_fold_totals(const struct trlat_gpu_fold *g, struct trlat_gpu_totals *t);
+/* The kept events, oldest first. */
+void trlat_gpu_fold_events(const struct trlat_gpu_fold *g, void (*fn)(const struct trlat_gpu_event *e, void *arg),
+                           void *arg);
+
+#endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The GPU test suite and benchmarks, for the GPU machine (CI has no GPU).
+#   scripts/gpu-test.sh [SUITE...]     (make gpu-test)
+# SUITE is a file under tests/gpu/ (test_*.py, bench_*.py, bench_*.sh);
+# default: all of them. Uses the carried build/ when present, else builds
+# (without libunwind, which that machine lacks). Full logs and the reports go
+# under $OUT (default ./gpu-out); a short table is printed last.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export BUILD=${BUILD:-$PWD/build}
+export TRLAT_GPU_REPORTS=$OUT/.reports
+export PYTHONUNBUFFERED=1
+LOG=$OUT/gpu-test.log
+: >"$LOG"
+
+if [ ! -f "$BUILD/libtrlat.so" ] || [ ! -x "$BUILD/tests/gpu/bench_launch" ]; then
+    echo "== building (no carried build found)" | tee -a "$LOG"
+    make -s TRLAT_NO_UNWIND=1 "$BUILD/libtrlat.so" "$BUILD/tests/gpu/bench_launch" >>"$LOG" 2>&1 || {
+        echo "build failed; see $LOG"; exit 1; }
+fi
+
+{
+    echo "== machine"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1
+    python3 -c 'import sys, torch, triton; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' 2>&1
+} | tee -a "$LOG"
+
+suites=("$@")
+if [ ${#suites[@]} -eq 0 ]; then
+    for f in tests/gpu/test_*.py tests/gpu/bench_*.py tests/gpu/bench_*.sh; do
+        [ -f "$f" ] && suites+=("$(basename "$f")")
+    done
+fi
+
+declare -A verdict
+for s in "${suites[@]}"; do
+    f=tests/gpu/$s
+    [ -f "$f" ] || { verdict[$s]="missing"; continue; }
+    echo "== $s" | tee -a "$LOG"
+    start=$(date +%s)
+    case "$f" in
+        *.py) python3 "$f" >"$OUT/.cur" 2>&1 ;;
+        *.sh) bash "$f" >"$OUT/.cur" 2>&1 ;;
+    esac
+    rc=$?
+    cat "$OUT/.cur" >>"$LOG"
+    grep -E '^(PASS|FAIL|TABLE)' "$OUT/.cur"
+    p=$(grep -c '^PASS' "$OUT/.cur"); fl=$(grep -c '^FAIL' "$OUT/.cur")
+    verdict[$s]="$p passed, $fl failed, exit $rc, $(( $(date +%s) - start ))s"
+done
+rm -f "$OUT/.cur"
+if [ -d "$OUT/.reports" ]; then
+    tar -C "$OUT/.reports" -czf "$OUT/reports.tgz" . && rm -rf "$OUT/.reports"
+fi
+
+{
+    echo
+    echo "== summary (full log: $LOG)"
+    grep -h '^TABLE' "$LOG" | sed 's/^TABLE /  /'
+    for s in "${suites[@]}"; do printf '  %-28s %s\n' "$s" "${verdict[$s]}"; done
+} | tee "$OUT/summary.txt"
+! grep -q '^FAIL' "$LOG"
