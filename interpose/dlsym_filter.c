@@ -5,7 +5,7 @@
 
 #include <dlfcn.h>
 
-__attribute__((visibility("hidden"))) void *trlat_dlsym_filter(void *handle, const char *name);
+__attribute__((visibility("hidden"), no_sanitize_address, no_sanitize_undefined)) void *trlat_dlsym_filter(void *handle, const char *name);
 
 void *trlat_dlsym_filter(void *handle, const char *name)
 {

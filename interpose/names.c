@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,24 @@ static uint32_t slot_of(void *p)
     return (uint32_t)(x >> 40) & (NAMES_CAP - 1);
 }
 
+/* A name's storage. A name replaced by a reload stays allocated (a reader
+ * may still hold it) and reachable from its successor. */
+struct name_node {
+    const struct name_node *older;
+    char s[];
+};
+
+static const char *intern(const char *name, const char *replaced)
+{
+    size_t n = strlen(name) + 1;
+    struct name_node *node = malloc(sizeof *node + n);
+    if (!node)
+        return NULL;
+    node->older = replaced ? (const struct name_node *)(replaced - offsetof(struct name_node, s)) : NULL;
+    memcpy(node->s, name, n);
+    return node->s;
+}
+
 void trlat_names_add(void *handle, const char *name)
 {
     if (!handle || !name)
@@ -41,7 +60,7 @@ void trlat_names_add(void *handle, const char *name)
             /* A handle reused after a module unload: same slot, new name. */
             const char *old = atomic_load(&t[i].name);
             if (!old || strcmp(old, name) != 0) {
-                char *copy = strdup(name);
+                const char *copy = intern(name, old);
                 if (copy)
                     atomic_store_explicit(&t[i].name, copy, memory_order_release);
             }
@@ -50,7 +69,7 @@ void trlat_names_add(void *handle, const char *name)
         if (!k) {
             if (used + 1 >= NAMES_CAP - NAMES_CAP / 8)
                 goto out; /* keep probes short */
-            char *copy = strdup(name);
+            const char *copy = intern(name, NULL);
             if (!copy)
                 goto out;
             atomic_store_explicit(&t[i].name, copy, memory_order_relaxed);

@@ -18,13 +18,19 @@ void *(*trlat_glibc_dlsym)(void *, const char *) __attribute__((visibility("hidd
 
 /* Called by the stub before its first jump, possibly before any constructor
  * of trlat ran (another preloaded library's constructor may call dlsym). */
-__attribute__((visibility("hidden"))) void trlat_resolve_glibc_dlsym(void)
+/* Not instrumented in sanitizer builds: ASan's own start-up calls dlsym
+ * before ASan can run instrumented code. */
+__attribute__((visibility("hidden"), no_sanitize_address, no_sanitize_undefined)) void
+trlat_resolve_glibc_dlsym(void)
 {
     if (trlat_glibc_dlsym)
         return;
-    static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", NULL};
-    for (int i = 0; versions[i] && !trlat_glibc_dlsym; i++)
-        trlat_glibc_dlsym = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+    void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!p)
+        p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    if (!p)
+        p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* aarch64 */
+    trlat_glibc_dlsym = (void *(*)(void *, const char *))p;
 }
 
 void *trlat_real_dlsym(void *handle, const char *name)

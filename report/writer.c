@@ -32,6 +32,15 @@ void trlat_report_add_event_writer(trlat_event_writer fn)
         event_writers[nwriters++] = fn;
 }
 
+static trlat_section_writer sections[MAX_CONTRIB];
+static int nsections;
+
+void trlat_report_add_section(trlat_section_writer fn)
+{
+    if (nsections < MAX_CONTRIB)
+        sections[nsections++] = fn;
+}
+
 static void stat_json(struct trlat_json *j, const char *key, const struct trlat_stat *s)
 {
     trlat_json_obj(j, key);
@@ -180,7 +189,8 @@ static void events_json(struct trlat_json *j, struct trlat_fold *f)
     trlat_json_arr(j, "events");
     struct ev_list l = {0};
     trlat_tstate_foreach_thread(collect_events, &l);
-    qsort(l.v, l.n, sizeof *l.v, by_time);
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, by_time);
     size_t keep = (size_t)trlat_config(TRLAT_OPT_TRACE);
     size_t from = l.n > keep ? l.n - keep : 0;
     uint64_t first_ns = from < l.n ? trlat_ticks_to_time(l.v[from].e->t0) : 0;
@@ -295,6 +305,8 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     trlat_json_u64(&j, "dropped_records", f->dropped_records);
     trlat_json_u64(&j, "unnamed_launches", f->unnamed_launches);
     trlat_json_end_obj(&j);
+    for (int i = 0; i < nsections; i++)
+        sections[i](&j);
 
     trlat_json_arr(&j, "kernels");
     for (size_t i = 0; i < f->n; i++)

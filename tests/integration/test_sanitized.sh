@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The library built with ASan and UBSan ($BUILD/san/libtrlat.so), preloaded
+# into the launchers: threads, fork, every route, exit from a thread.
+. "$(dirname "$0")/lib.sh"
+SAN=$B/san/libtrlat.so
+ASAN=$(${CC:-cc} -print-file-name=libasan.so)
+[ -f "$SAN" ] || { fail "sanitized build" "$SAN missing (make test-build)"; exit 0; }
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+for mode in threads fork procaddr procaddr_ptds dlsym library unnamed exit_thread churn; do
+    TRLAT_TRACE=100 TRLAT_OUTPUT="$WORK/san-%p.json" LD_PRELOAD="$ASAN $SAN" "$BIN/launcher" $mode 3000 \
+        >"$WORK/o" 2>"$WORK/e"; rc=$?
+    if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/e"; then
+        ok "ASan+UBSan: launcher $mode"
+    else
+        fail "ASan+UBSan: launcher $mode" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/e" | tr '\n' ' ')"
+    fi
+done
+n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
+expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes

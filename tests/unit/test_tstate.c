@@ -1,0 +1,107 @@
+#include "interpose/clock.h"
+#include "interpose/names.h"
+#include "interpose/tstate.h"
+#include "tests/unit/check_main.h"
+#include "report/fold.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Drives the per-thread records the way the launch path does. */
+static void launches(struct trlat_tstate *ts, void *func, int n, uint64_t *t)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t t0 = *t + 100, t1 = t0 + 1000;
+        trlat_rec_add(ts, func, t0, t1);
+        *t = t1;
+    }
+}
+
+START_TEST(batches_fold_exactly)
+{
+    trlat_clock_force_monotonic(); /* ticks are ns: exact arithmetic */
+    struct trlat_tstate *ts = trlat_tstate_get();
+    ck_assert_ptr_nonnull(ts);
+    trlat_names_add((void *)0x1001, "alpha");
+    trlat_names_add((void *)0x1002, "beta");
+    uint64_t t = 1000000;
+    launches(ts, (void *)0x1001, 1000, &t); /* 3 folds of 256 + 232 pending */
+    launches(ts, (void *)0x1002, 10, &t);
+    struct trlat_fold *f = trlat_fold_build();
+    ck_assert_ptr_nonnull(f);
+    struct trlat_kstats *a = trlat_fold_kernel(f, "alpha"), *b = trlat_fold_kernel(f, "beta");
+    ck_assert_uint_eq(a->from_driver, 1000);
+    ck_assert_uint_eq(a->driver.count, 1000);
+    ck_assert_uint_eq(a->driver.sum, 1000 * 1000);
+    ck_assert_uint_eq(a->gap.count, 999);
+    ck_assert_uint_eq(a->gap.min, 100);
+    ck_assert_uint_eq(b->from_driver, 10);
+    ck_assert_uint_eq(b->gap.count, 10);
+    trlat_fold_free(f);
+}
+END_TEST
+
+static void *thread_main(void *arg)
+{
+    struct trlat_tstate *ts = trlat_tstate_get();
+    uint64_t t = 1;
+    launches(ts, arg, 50000, &t);
+    return NULL;
+}
+
+START_TEST(threads_are_counted_exactly)
+{
+    trlat_clock_force_monotonic();
+    trlat_names_add((void *)0x2001, "gamma");
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&th[i], NULL, thread_main, (void *)0x2001);
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    struct trlat_fold *f = trlat_fold_build();
+    ck_assert_uint_eq(trlat_fold_kernel(f, "gamma")->from_driver, 200000);
+    trlat_fold_free(f);
+}
+END_TEST
+
+START_TEST(names_registry)
+{
+    trlat_names_add((void *)0x3001, "first");
+    ck_assert_str_eq(trlat_names_get((void *)0x3001), "first");
+    trlat_names_add((void *)0x3001, "reloaded"); /* handle reused after an unload */
+    ck_assert_str_eq(trlat_names_get((void *)0x3001), "reloaded");
+    ck_assert_ptr_null(trlat_names_get((void *)0x3002));
+    for (uintptr_t i = 0; i < 5000; i++) {
+        char n[32];
+        snprintf(n, sizeof n, "k%lu", (unsigned long)i);
+        trlat_names_add((void *)(0x100000 + i * 64), n);
+    }
+    ck_assert_str_eq(trlat_names_get((void *)(0x100000 + 4321 * 64)), "k4321");
+}
+END_TEST
+
+START_TEST(clock_tracks_monotonic)
+{
+    trlat_clock_init();
+    uint64_t m0 = trlat_mono_ns(), n0 = trlat_now_ns();
+    struct timespec d = {0, 20000000};
+    nanosleep(&d, NULL);
+    uint64_t m1 = trlat_mono_ns(), n1 = trlat_now_ns();
+    double ratio = (double)(n1 - n0) / (double)(m1 - m0);
+    ck_assert(ratio > 0.99 && ratio < 1.01);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("tstate");
+    TCase *t = tcase_create("records");
+    tcase_add_test(t, batches_fold_exactly);
+    tcase_add_test(t, threads_are_counted_exactly);
+    tcase_add_test(t, names_registry);
+    tcase_add_test(t, clock_tracks_monotonic);
+    suite_add_tcase(s, t);
+    return s;
+}
+TRLAT_CHECK_MAIN(suite)
