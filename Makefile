@@ -18,7 +18,7 @@ LIBFLAGS := $(BASE) $(WARN) $(OPT) -fPIC -fvisibility=hidden -fno-strict-aliasin
 # is not and cannot go into a shared object. --exclude-libs hides all of its
 # symbols (_Unwind_* included): the process's C++ unwinder stays its own.
 UNWIND_A := $(firstword $(wildcard /usr/lib/llvm-*/lib/libunwind.a))
-UNWIND_INC := $(firstword $(wildcard /usr/include/libunwind/libunwind.h))
+UNWIND_INC := $(firstword $(wildcard $(dir $(UNWIND_A))../include/libunwind.h /usr/include/libunwind/libunwind.h))
 ifeq ($(TRLAT_NO_UNWIND),1)
 UNWIND_A :=
 endif
@@ -26,7 +26,7 @@ ifeq ($(UNWIND_INC),)
 UNWIND_A :=
 endif
 ifneq ($(UNWIND_A),)
-UNWIND_FLAGS := -DTRLAT_HAVE_UNWIND=1 -idirafter $(dir $(UNWIND_INC))
+UNWIND_FLAGS := -DTRLAT_HAVE_UNWIND=1 -isystem $(dir $(UNWIND_INC))
 UNWIND_LIBS := -Wl,--exclude-libs,ALL $(UNWIND_A)
 endif
 
@@ -70,7 +70,7 @@ install: all
 	install -m 0755 $(BUILD)/trlat $(DESTDIR)$(PREFIX)/bin/trlat
 	if [ -f $(BUILD)/share/trlat/pyhook.py ]; then install -m 0644 $(BUILD)/share/trlat/pyhook.py $(DESTDIR)$(PREFIX)/share/trlat/; fi
 
-demo: all
+demo: all $(FAKE) $(TB)/bin/launcher
 	bash scripts/demo.sh
 
 gpu-test:

@@ -21,6 +21,10 @@ void trlat_report_add_contributor(trlat_fold_contributor fn);
 struct trlat_json;
 typedef void (*trlat_event_writer)(struct trlat_json *j, struct trlat_fold *f, uint64_t first_ns);
 void trlat_report_add_event_writer(trlat_event_writer fn);
+/* Extra top-level members (the Python hook's "python" object), written
+ * after "totals". */
+typedef void (*trlat_section_writer)(struct trlat_json *j);
+void trlat_report_add_section(trlat_section_writer fn);
 /* cupti / fastpath status strings for the config object ("on", "unavailable"). */
 extern const char *trlat_report_cupti_state;
 extern const char *trlat_report_cupti_reason;

@@ -4,8 +4,10 @@
 # downloaded outside the distribution's and PyPI's registries.
 set -euo pipefail
 
-pkgs=(build-essential pkg-config check libsubunit-dev libunwind-dev libjansson-dev
-      python3 g++ clang)
+pkgs=(build-essential pkg-config check libsubunit-dev libunwind-14-dev libjansson-dev
+      python3 g++ clang libclang-rt-dev)
+# libunwind-14-dev: LLVM's libunwind.a is PIC and goes into libtrlat.so (it
+# replaces libunwind-dev, whose archive is not PIC).
 # The HTML report test renders the page in headless Chromium.
 [ "${TRLAT_DEPS_NO_BROWSER:-0}" = 1 ] || pkgs+=(chromium)
 

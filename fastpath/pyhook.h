@@ -1,0 +1,47 @@
+/* The Python hook around Triton's JITFunction.run (and Autotuner.run,
+ * Heuristics.run): what its files share. Everything here runs with the GIL
+ * held unless said otherwise. See docs/PYHOOK.md. */
+#ifndef TRLAT_PYHOOK_H
+#define TRLAT_PYHOOK_H
+
+#include "fastpath/pyapi.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* What a wrapper wraps (the `kind` given to _trlat_wrap). */
+enum trlat_pyhook_kind { TRLAT_PYHOOK_JIT = 0, TRLAT_PYHOOK_AUTOTUNER = 1, TRLAT_PYHOOK_HEURISTICS = 2,
+                         TRLAT_PYHOOK_KINDS };
+
+/* Counters for the report's "python" object. */
+struct trlat_pyhook_counts {
+    _Atomic uint64_t calls;          /* outermost calls */
+    _Atomic uint64_t nested;         /* calls inside another hooked call */
+    _Atomic uint64_t one_launch;     /* outermost calls that launched once */
+    _Atomic uint64_t multi_launch;   /* ... several times (autotuning, ...) */
+    _Atomic uint64_t no_launch_warmup; /* ... never: warmup=True */
+    _Atomic uint64_t no_launch_error;  /* ... never: raised */
+    _Atomic uint64_t no_launch_other;  /* ... never: returned without launching */
+};
+extern struct trlat_pyhook_counts trlat_pyhook_counts;
+
+/* Hook state for the report. */
+extern const char *_Atomic trlat_pyhook_state; /* NULL: no Python seen; else "installed", ... */
+extern char trlat_pyhook_triton_version[32];
+extern char trlat_pyhook_reason[256];
+
+/* A wrapper of `orig` for kind: a descriptor that binds like a Python
+ * function (new reference), or NULL with a Python error set. */
+PyObject *trlat_pyhook_wrap(PyObject *orig, int kind);
+
+/* The site of the innermost Python frame that is not in the skipped package
+ * (Triton's): 0 when there is none. */
+uint64_t trlat_pyhook_caller_site(void);
+/* Frames whose code file starts with prefix are Triton's (copied). */
+void trlat_pyhook_set_skip_prefix(const char *prefix);
+
+/* Asks for the hook to be installed (or looked at again) soon, on Python's
+ * main thread. Any thread, GIL or not, cheap once there is nothing to do. */
+void trlat_pyhook_poke(void);
+
+#endif

@@ -1,0 +1,139 @@
+# trlat's Python hook installer. libtrlat.so runs this file itself, by
+# absolute path from its own install directory (never through sys.path), in
+# a namespace of its own, on Python's main thread with the GIL held. It
+# imports nothing: `sys` is always loaded. The hot part (the wrapper around
+# JITFunction.run) is C: _trlat_wrap(original, kind) returns it.
+#
+# Given to this file by libtrlat.so: _trlat_wrap, _trlat_skip_prefix,
+# _trlat_log, _trlat_state. libtrlat.so calls poll() until it returns True.
+import sys
+
+JIT, AUTOTUNER, HEURISTICS = 0, 1, 2
+CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
+
+_patched = {}    # class -> original run
+_refused = False
+_busy = False
+_said = set()
+
+
+def _say_once(key, message):
+    if key not in _said:
+        _said.add(key)
+        _trlat_log(message)
+
+
+def _has_shape(fn, kwonly):
+    """Whether fn is def run(self, *args, <kwonly...>, **kwargs)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    n = len(kwonly)
+    return (code.co_argcount == 1 and getattr(code, "co_posonlyargcount", 0) == 0
+            and code.co_kwonlyargcount == n and code.co_varnames[:1 + n] == ("self", ) + kwonly
+            and code.co_flags & (CO_VARARGS | CO_VARKEYWORDS) == CO_VARARGS | CO_VARKEYWORDS)
+
+
+def _patch(cls, kind, kwonly, label, version):
+    if cls in _patched:
+        return True
+    run = cls.__dict__.get("run")
+    if not _has_shape(run, kwonly):
+        _say_once(label, "Triton %s: %s.run is not run(self, *args%s, **kwargs); its calls are not timed"
+                  % (version, label, "".join(", " + k for k in kwonly)))
+        return False
+    setattr(cls, "run", _trlat_wrap(run, kind))
+    _patched[cls] = run
+    return True
+
+
+def _version(triton):
+    v = getattr(triton, "__version__", None)
+    return v if isinstance(v, str) else "unknown"
+
+
+def _poll():
+    global _refused
+    jit = sys.modules.get("triton.runtime.jit")
+    jitfn = getattr(jit, "JITFunction", None)
+    if jitfn is None or "run" not in jitfn.__dict__:
+        _state("waiting", None, None)
+        return False
+    triton = sys.modules.get("triton")
+    version = _version(triton)
+    if jitfn not in _patched:
+        major = version.split(".")[0]
+        if major != "3" or not _has_shape(jitfn.__dict__["run"], ("grid", "warmup")):
+            _refused = True
+            why = ("Triton %s is not a version trlat recognises (3.x with "
+                   "JITFunction.run(self, *args, grid, warmup, **kwargs))" % version)
+            _state("not_recognised", version, why)
+            _trlat_log(why + "; profiling without the Python hook")
+            _unwatch()
+            return True
+        f = getattr(triton, "__file__", None) or getattr(jit, "__file__", None) or ""
+        if getattr(triton, "__file__", None) is None:
+            f = f[:f.rfind("/")]  # .../triton/runtime/jit.py -> .../triton/runtime
+        _trlat_skip_prefix(f[:f.rfind("/") + 1] if "/" in f else "")
+        _patch(jitfn, JIT, ("grid", "warmup"), "JITFunction", version)
+        _state("installed", version, None)
+    auto = sys.modules.get("triton.runtime.autotuner")
+    done = True
+    for name, kind in (("Autotuner", AUTOTUNER), ("Heuristics", HEURISTICS)):
+        cls = getattr(auto, name, None)
+        if cls is None or "run" not in cls.__dict__:
+            done = False  # not loaded yet: keep watching imports
+        else:
+            _patch(cls, kind, (), name, version)
+    if done:
+        _unwatch()
+    return True
+
+
+def _state(state, version, reason):
+    _trlat_state(state, version, reason)
+
+
+def poll():
+    """Patches what is loaded; True once JITFunction is patched or refused."""
+    global _busy
+    if _refused:
+        return True
+    if _busy:
+        return False
+    _busy = True
+    try:
+        done = _poll()
+        if not done:
+            _watch()
+        return done
+    finally:
+        _busy = False
+
+
+class _Watcher:
+    """On sys.meta_path while Triton's classes are not all patched: looks
+    again at every import (Triton imports more modules right after
+    triton.runtime.jit), finds nothing itself."""
+
+    def find_spec(self, name, path=None, target=None):
+        if not _busy and "triton.runtime.jit" in sys.modules:
+            poll()
+        return None
+
+    def invalidate_caches(self):
+        pass
+
+
+_watcher = _Watcher()
+
+
+def _watch():
+    if not any(f is _watcher for f in sys.meta_path):
+        sys.meta_path.insert(0, _watcher)
+
+
+def _unwatch():
+    if any(f is _watcher for f in sys.meta_path):
+        # A new list: an import in progress may be iterating the old one.
+        sys.meta_path = [f for f in sys.meta_path if f is not _watcher]

@@ -1,0 +1,182 @@
+/* The C wrapper that replaces JITFunction.run (and Autotuner.run,
+ * Heuristics.run): notes the call's entry time and its caller's site in the
+ * thread's launch state, calls the original with the very same arguments
+ * (vectorcall: nothing repacked), and puts the state back. The driver
+ * wrapper that sees the launch (GIL released by then) reads the state
+ * without touching Python. Only the outermost hooked call on a thread is
+ * timed: an Autotuner's py->driver time includes its own overhead.
+ *
+ * A builtin function does not bind `self` when looked up on an instance, so
+ * it is wrapped in an instancemethod, which binds like a Python function:
+ * the wrapper gets (original run, [self, *args], kwnames). Exceptions pass
+ * through untouched (a C function adds no traceback entry). */
+#include "fastpath/pyhook.h"
+#include "fastpath/fastpath.h"
+#include "interpose/clock.h"
+#include "interpose/config.h"
+#include "interpose/tstate.h"
+
+struct trlat_pyhook_counts trlat_pyhook_counts;
+
+/* The launch memo (fastpath/memo*.c), when linked. */
+__attribute__((weak)) PyObject *trlat_fastpath_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state);
+__attribute__((weak)) void trlat_fastpath_after(void *state, PyObject *result);
+
+static inline void count(_Atomic uint64_t *c)
+{
+    atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+/* Whether the call had warmup=<true> among its keywords. */
+static int is_warmup(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (!kwnames)
+        return 0;
+    Py_ssize_t n = PY(PyTuple_Size)(kwnames);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PY(PyUnicode_CompareWithASCIIString)(PY(PyTuple_GetItem)(kwnames, i), "warmup") == 0) {
+            int t = PY(PyObject_IsTrue)(args[nargs + i]);
+            if (t < 0)
+                PY(PyErr_Clear)();
+            return t > 0;
+        }
+    return 0;
+}
+
+/* (args[0..nargs), kwnames) as a tuple and a dict; 0 or -1 (error set). */
+static int pack(PyObject *const *args, Py_ssize_t from, Py_ssize_t nargs, PyObject *kwnames, PyObject **tuple,
+                PyObject **kw)
+{
+    *tuple = PY(PyTuple_New)(nargs - from);
+    *kw = PY(PyDict_New)();
+    Py_ssize_t nkw = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
+    int ok = *tuple && *kw;
+    for (Py_ssize_t i = from; ok && i < nargs; i++) {
+        PY(Py_IncRef)(args[i]);
+        ok = PY(PyTuple_SetItem)(*tuple, i - from, args[i]) == 0;
+    }
+    for (Py_ssize_t i = 0; ok && i < nkw; i++)
+        ok = PY(PyDict_SetItem)(*kw, PY(PyTuple_GetItem)(kwnames, i), args[nargs + i]) == 0;
+    return ok ? 0 : -1;
+}
+
+static void unpack(PyObject *tuple, PyObject *kw)
+{
+    if (tuple)
+        PY(Py_DecRef)(tuple);
+    if (kw)
+        PY(Py_DecRef)(kw);
+}
+
+/* PyObject_Vectorcall, or its slower equivalent where Python (3.9, 3.10)
+ * does not export it. */
+static PyObject *vectorcall(PyObject *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (__builtin_expect(PY(PyObject_Vectorcall) != NULL, 1))
+        return PY(PyObject_Vectorcall)(fn, args, (size_t)nargs, kwnames);
+    PyObject *tuple, *kw, *r = NULL;
+    if (pack(args, 0, nargs, kwnames, &tuple, &kw) == 0)
+        r = PY(PyObject_Call)(fn, tuple, kw);
+    unpack(tuple, kw);
+    return r;
+}
+
+/* JITFunction.run through the launch memo: (self, args tuple, kwargs dict)
+ * as fastpath.h says. Falls back to Triton when the memo has no answer. */
+static PyObject *run_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *tuple, *kw, *r = NULL;
+    void *state = NULL;
+    int ok = pack(args, 1, nargs, kwnames, &tuple, &kw) == 0;
+    if (ok)
+        r = trlat_fastpath_before(args[0], tuple, kw, &state);
+    if (!r && PY(PyErr_Occurred)())
+        PY(PyErr_Clear)(); /* no error may reach Triton's run from here */
+    if (!r) {
+        r = vectorcall(orig, args, nargs, kwnames);
+        if (ok)
+            trlat_fastpath_after(state, r);
+    }
+    unpack(tuple, kw);
+    return r;
+}
+
+static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    if (kind == TRLAT_PYHOOK_JIT && trlat_fastpath_before && trlat_fastpath_after && nargs >= 1 &&
+        trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
+        return run_with_fastpath(orig, args, nargs, kwnames);
+    return vectorcall(orig, args, nargs, kwnames);
+}
+
+static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    struct trlat_tstate *ts = trlat_tstate_get();
+    if (__builtin_expect(!ts, 0))
+        return call_orig(kind, orig, args, nargs, kwnames);
+    if (ts->py_t0) { /* inside another hooked call on this thread */
+        count(&trlat_pyhook_counts.nested);
+        return call_orig(kind, orig, args, nargs, kwnames);
+    }
+    uint64_t t0 = trlat_ticks();
+    uint64_t saved_site = ts->py_site;
+    uint32_t saved_launches = ts->py_launches;
+    ts->py_site = trlat_pyhook_caller_site();
+    ts->py_launches = 0;
+    ts->py_t0 = t0;
+    PyObject *r = call_orig(kind, orig, args, nargs, kwnames);
+    uint32_t launches = ts->py_launches;
+    ts->py_t0 = 0;
+    ts->py_site = saved_site;
+    ts->py_launches = saved_launches;
+    count(&trlat_pyhook_counts.calls);
+    if (launches == 1)
+        count(&trlat_pyhook_counts.one_launch);
+    else if (launches > 1)
+        count(&trlat_pyhook_counts.multi_launch);
+    else if (!r)
+        count(&trlat_pyhook_counts.no_launch_error);
+    else if (is_warmup(args, nargs, kwnames))
+        count(&trlat_pyhook_counts.no_launch_warmup);
+    else
+        count(&trlat_pyhook_counts.no_launch_other);
+    return r;
+}
+
+static PyObject *jit_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return hooked(TRLAT_PYHOOK_JIT, orig, args, nargs, kwnames);
+}
+
+static PyObject *autotuner_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return hooked(TRLAT_PYHOOK_AUTOTUNER, orig, args, nargs, kwnames);
+}
+
+static PyObject *heuristics_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return hooked(TRLAT_PYHOOK_HEURISTICS, orig, args, nargs, kwnames);
+}
+
+#define RUN_DOC "run($self, /, *args, **kwargs)\n--\n\nTriton's run, timed by trlat (libtrlat.so)."
+static struct trlat_pymethoddef defs[TRLAT_PYHOOK_KINDS] = {
+    [TRLAT_PYHOOK_JIT] = {"run", (void *)jit_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
+    [TRLAT_PYHOOK_AUTOTUNER] = {"run", (void *)autotuner_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
+    [TRLAT_PYHOOK_HEURISTICS] = {"run", (void *)heuristics_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
+};
+
+PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
+{
+    if (kind < 0 || kind >= TRLAT_PYHOOK_KINDS) {
+        PY(PyErr_SetString)(trlat_py.exc_runtime, "trlat: unknown hook kind");
+        return NULL;
+    }
+    PyObject *fn = PY(PyCFunction_NewEx)(&defs[kind], orig, NULL); /* holds orig */
+    if (!fn)
+        return NULL;
+    PyObject *m = PY(PyInstanceMethod_New)(fn);
+    PY(Py_DecRef)(fn);
+    return m;
+}

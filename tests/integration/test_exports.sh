@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# What libtrlat.so shows the process: exactly the interposed entry points,
+# dlsym and trlat_api_*; libunwind inside it, hidden, not a dependency.
+. "$(dirname "$0")/lib.sh"
+
+want=$( (grep -o 'X(cu[A-Za-z_0-9]*)' "$ROOT/interpose/fn_list.h" | sed 's/X(\(.*\))/\1/'; echo dlsym) | sort -u)
+got=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^trlat_api_' | sort -u)
+expect "exported: the interposed names and dlsym" "$got" "$want"
+expect "exported: trlat_api_* only besides" "$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -c '^trlat_')" \
+    "$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -c '^trlat_api_')"
+expect "no _Unwind_* or unw_* exported or imported" "$(nm -D "$LIB" | grep -cE '_Unwind_|[^_]unw_|__unw_')" 0
+expect "no Python symbol linked (reached through dlsym)" "$(nm -D -u "$LIB" | grep -c ' Py')" 0
+expect "ldd: no libunwind, no libpython" "$(ldd "$LIB" | grep -cE 'libunwind|libpython')" 0
+# Built with libunwind (fastpath/stacks.c defines the native site hook then).
+if nm "$B/obj/fastpath/stacks.o" 2>/dev/null | grep -q ' T trlat_native_site$'; then
+    expect "libunwind linked in, hidden" "$(nm "$LIB" | grep -c ' t __unw_step$')" 1
+fi

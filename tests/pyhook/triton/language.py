@@ -1,0 +1,2 @@
+# Real Triton imports triton.language (and more) after triton.runtime.
+constexpr = int
