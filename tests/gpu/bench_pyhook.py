@@ -27,6 +27,7 @@ LIB = os.environ.get("TRLAT_LIB", os.path.join(ROOT, "build", "libtrlat.so"))
 def child(launches, warmup):
     import time
     import torch
+    global tl  # Triton resolves a kernel's annotations in its module's globals
     import triton
     import triton.language as tl
 

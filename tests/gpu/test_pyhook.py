@@ -25,6 +25,7 @@ N_THR = 2000
 def child(mode):
     import threading
     import torch
+    global tl  # Triton resolves a kernel's annotations in its module's globals
     import triton
     import triton.language as tl
 

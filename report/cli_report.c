@@ -1,0 +1,319 @@
+/* trlat report FILE: one report as text, csv, json or html. */
+#include "report/cli.h"
+#include "report/cli_fmt.h"
+#include "report/cli_util.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_TOP 20
+
+enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_HTML };
+static const char *const format_names[] = {"text", "csv", "json", "html", NULL};
+
+static const char usage_text[] =
+    "usage: trlat report FILE [--top N] [--sort KEY] [--format FORMAT] [-o OUT]\n"
+    "\n"
+    "Shows one report (FILE '-' reads standard input).\n"
+    "\n"
+    "  --top N        kernels to show (0: all; default 20 for text and html, all otherwise)\n"
+    "  --sort KEY     order of kernels: host (total host time, the default), launches,\n"
+    "                 py (py->drv), driver, gpu or starved\n"
+    "  --format F     text (default), csv, json or html (one self-contained page)\n"
+    "  -o, --output OUT  write to OUT instead of standard output\n"
+    "\n"
+    "Times are per launch unless the column says total; percentiles are computed\n"
+    "from the report's histograms.\n";
+
+/* ---- text ---- */
+
+/* One row of the kernel table: a kernel's figures, or the totals (k == NULL). */
+static void table_row(struct cli_table *t, const struct cli_kernel *k, const struct cli_agg *a, const char *name)
+{
+    char launches[CLI_FMT_LEN], host[CLI_FMT_LEN], py[CLI_FMT_LEN], drv[CLI_FMT_LEN], p99[CLI_FMT_LEN];
+    char gpu[CLI_FMT_LEN], starved[CLI_FMT_LEN], hits[CLI_FMT_LEN];
+    const struct cli_stat *sdrv = k ? &k->driver : &a->driver, *spy = k ? &k->py : &a->py;
+    const struct cli_stat *sgpu = k ? &k->gpu : &a->gpu;
+    const struct cli_u64 *st = k ? &k->starved : &a->starved;
+    bool fp = k ? k->fastpath.set : a->fastpath;
+    cli_fmt_count(launches, k ? k->launches : a->launches);
+    bool timed = k ? (k->driver.s.count || (k->py.set && k->py.s.count)) : a->driver.s.count > 0;
+    cli_fmt_ns(host, timed ? (double)(k ? cli_host_sum(k) : a->host_sum) : NAN);
+    cli_fmt_ns(py, cli_mean(spy));
+    cli_fmt_ns(drv, cli_mean(sdrv));
+    cli_fmt_ns(p99, cli_pct(sdrv, 0.99));
+    cli_fmt_ns(gpu, cli_mean(sgpu));
+    cli_fmt_ns(starved, st->set ? (double)st->v : NAN);
+    cli_fmt_pct(hits, !fp ? NAN : k ? cli_hit_rate(k->fastpath.hits, k->fastpath.misses)
+                                    : cli_hit_rate(a->hits, a->misses));
+    cli_table_row(t, launches, host, py, drv, p99, gpu, starved, hits, name);
+}
+
+static void text_header(FILE *f, const struct cli_view *v)
+{
+    const struct cli_report *r = v->r;
+    char proc[512], config[512], wall[CLI_FMT_LEN];
+    cli_describe_process(r, proc, sizeof proc);
+    cli_describe_config(r, config, sizeof config);
+    fprintf(f, "trlat report: %s\n", r->path);
+    struct cli_table t;
+    cli_table_init(&t, "ll");
+    cli_table_row(&t, "process", proc);
+    cli_table_row(&t, "config", config);
+    if (r->wall_ns.set)
+        cli_table_row(&t, "wall", cli_fmt_ns(wall, (double)r->wall_ns.v));
+    cli_table_print(&t, f, "  ");
+    cli_table_free(&t);
+    fputc('\n', f);
+}
+
+static void text_notes(FILE *f, const struct cli_view *v)
+{
+    const struct cli_report *r = v->r;
+    char n[CLI_FMT_LEN];
+    if (v->n < v->n_all)
+        fprintf(f, "  (%zu more kernels not shown; --top 0 shows all)\n", v->n_all - v->n);
+    if (r->totals.dropped_records.set && r->totals.dropped_records.v)
+        fprintf(f, "warning: CUPTI dropped %s activity records; GPU figures are incomplete\n",
+                cli_fmt_count(n, r->totals.dropped_records.v));
+    if (r->totals.unnamed_launches.set && r->totals.unnamed_launches.v)
+        fprintf(f, "note: %s launches of kernels trlat could not name are listed as <unknown ...>\n",
+                cli_fmt_count(n, r->totals.unnamed_launches.v));
+}
+
+void cli_kernel_table(struct cli_table *t, const struct cli_view *v)
+{
+    cli_table_init(t, "rrrrrrrrl");
+    cli_table_row(t, "launches", "host total", "py→drv avg", "driver avg", "driver p99", "gpu avg", "starved total",
+                  "fast-path", "kernel");
+    for (size_t i = 0; i < v->n; i++)
+        table_row(t, v->kernels[i], NULL, v->kernels[i]->name);
+    char total[64];
+    snprintf(total, sizeof total, "total (%zu kernel%s)", v->n_all, v->n_all == 1 ? "" : "s");
+    cli_table_rule(t);
+    table_row(t, NULL, &v->all, total);
+}
+
+void cli_render_text(FILE *f, const struct cli_view *v)
+{
+    text_header(f, v);
+    struct cli_table t;
+    cli_kernel_table(&t, v);
+    cli_table_print(&t, f, "");
+    cli_table_free(&t);
+    text_notes(f, v);
+    fprintf(f, "\n%s\n", v->diagnosis);
+}
+
+/* ---- csv ---- */
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (!isnan(v))
+        fprintf(f, "%.0f", v);
+    fputc(',', f);
+}
+
+static void csv_opt(FILE *f, const struct cli_u64 *v)
+{
+    if (v->set)
+        fprintf(f, "%llu", (unsigned long long)v->v);
+    fputc(',', f);
+}
+
+static void csv_stat(FILE *f, const struct cli_stat *s)
+{
+    csv_num(f, cli_mean(s));
+    csv_num(f, cli_pct(s, 0.5));
+    csv_num(f, cli_pct(s, 0.9));
+    csv_num(f, cli_pct(s, 0.99));
+}
+
+void cli_render_csv(FILE *f, const struct cli_view *v)
+{
+    fputs("kernel,module,launches,driver_launches,runtime_launches,host_ns,host_mean_ns,"
+          "py_to_driver_mean_ns,py_to_driver_p50_ns,py_to_driver_p90_ns,py_to_driver_p99_ns,"
+          "driver_mean_ns,driver_p50_ns,driver_p90_ns,driver_p99_ns,"
+          "gpu_mean_ns,gpu_p50_ns,gpu_p90_ns,gpu_p99_ns,"
+          "starved_ns,starved_launches,fastpath_hits,fastpath_misses\n",
+          f);
+    for (size_t i = 0; i < v->n; i++) {
+        const struct cli_kernel *k = v->kernels[i];
+        csv_str(f, k->name);
+        fputc(',', f);
+        csv_str(f, k->module ? k->module : "");
+        fprintf(f, ",%llu,%llu,%llu,%llu,", (unsigned long long)k->launches, (unsigned long long)k->src_driver,
+                (unsigned long long)k->src_runtime, (unsigned long long)cli_host_sum(k));
+        csv_num(f, cli_host_mean(k));
+        csv_stat(f, &k->py);
+        csv_stat(f, &k->driver);
+        csv_stat(f, &k->gpu);
+        csv_opt(f, &k->starved);
+        csv_opt(f, &k->starved_launches);
+        if (k->fastpath.set)
+            fprintf(f, "%llu,%llu", (unsigned long long)k->fastpath.hits, (unsigned long long)k->fastpath.misses);
+        else
+            fputc(',', f);
+        fputc('\n', f);
+    }
+}
+
+/* ---- json ---- */
+
+static json_t *j_num(double v)
+{
+    if (isnan(v))
+        return json_null();
+    return json_integer(v >= 0x1p63 ? INT64_MAX : (json_int_t)llround(v));
+}
+
+static json_t *j_rate(double v)
+{
+    return isnan(v) ? json_null() : json_real(round(v * 1e4) / 1e4);
+}
+
+static json_t *j_opt(const struct cli_u64 *v)
+{
+    return v->set ? json_integer((json_int_t)v->v) : json_null();
+}
+
+static json_t *j_stat(const struct cli_stat *s)
+{
+    if (!s->set)
+        return json_null();
+    return json_pack("{s:I,s:I,s:o,s:I,s:I,s:o,s:o,s:o}", "count", (json_int_t)s->s.count, "sum",
+                     (json_int_t)s->s.sum, "mean", j_num(cli_mean(s)), "min", (json_int_t)s->s.min, "max",
+                     (json_int_t)s->s.max, "p50", j_num(cli_pct(s, 0.5)), "p90", j_num(cli_pct(s, 0.9)),
+                     "p99", j_num(cli_pct(s, 0.99)));
+}
+
+static json_t *j_str(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *json_kernel(const struct cli_kernel *k)
+{
+    const struct cli_fastpath *fp = &k->fastpath;
+    return json_pack("{s:s,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
+                     j_str(k->module), "launches", (json_int_t)k->launches, "host_ns",
+                     (json_int_t)cli_host_sum(k), "host_mean_ns", j_num(cli_host_mean(k)), "py_to_driver_ns",
+                     j_stat(&k->py), "driver_ns", j_stat(&k->driver), "gpu_ns", j_stat(&k->gpu), "starved_ns",
+                     j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches), "fastpath_hit_rate",
+                     j_rate(fp->set ? cli_hit_rate(fp->hits, fp->misses) : NAN));
+}
+
+static json_t *json_totals(const struct cli_view *v)
+{
+    const struct cli_report *r = v->r;
+    const struct cli_agg *a = &v->all;
+    return json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", (json_int_t)a->launches,
+                     "kernels", (json_int_t)v->n_all, "host_ns", (json_int_t)a->host_sum, "host_mean_ns",
+                     j_num(cli_agg_host_mean(a)), "driver_ns", j_stat(&a->driver), "py_to_driver_ns",
+                     j_stat(&a->py), "gpu_ns", j_stat(&a->gpu), "gpu_busy_ns", j_opt(&r->totals.gpu_busy_ns),
+                     "starved_ns", j_opt(&r->totals.starved_ns), "starved_share", j_rate(cli_starved_share(r)),
+                     "fastpath_hit_rate", j_rate(a->fastpath ? cli_hit_rate(a->hits, a->misses) : NAN));
+}
+
+void cli_render_json(FILE *f, const struct cli_view *v)
+{
+    const struct cli_report *r = v->r;
+    char proc[512], config[512];
+    cli_describe_process(r, proc, sizeof proc);
+    cli_describe_config(r, config, sizeof config);
+    json_t *kernels = json_array();
+    for (size_t i = 0; i < v->n; i++)
+        json_array_append_new(kernels, json_kernel(v->kernels[i]));
+    json_t *file = json_string(r->path); /* NULL when the name is not UTF-8 */
+    json_t *doc = json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "schema", "trlat-summary/1", "file",
+                            file ? file : json_null(),
+                            "process", proc, "config", config, "wall_ns", j_opt(&r->wall_ns), "totals",
+                            json_totals(v), "diagnosis", v->diagnosis, "kernels", kernels);
+    cli_json_dump(f, doc);
+    json_decref(doc);
+}
+
+/* ---- command ---- */
+
+struct options {
+    const char *file, *out;
+    size_t top;
+    bool top_set;
+    enum cli_sort sort;
+    enum format format;
+};
+
+static void parse(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {{"top", required_argument, NULL, 't'},
+                                             {"sort", required_argument, NULL, 's'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            o->top = (size_t)cli_parse_uint("report", "--top", optarg, 1000000000);
+            o->top_set = true;
+            break;
+        case 's':
+            o->sort = (enum cli_sort)cli_parse_word("report", "--sort", optarg, cli_sort_names);
+            break;
+        case 'f':
+            o->format = (enum format)cli_parse_word("report", "--format", optarg, format_names);
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(0);
+        default:
+            cli_bad_option("report", c, argv);
+        }
+    }
+    if (optind != argc - 1)
+        cli_usage_fail("report", optind >= argc ? "no report file given" : "expects one report file");
+    o->file = argv[optind];
+    if (!o->top_set && (o->format == FMT_TEXT || o->format == FMT_HTML))
+        o->top = DEFAULT_TOP;
+}
+
+int cli_report_main(int argc, char **argv)
+{
+    struct options o = {0};
+    parse(argc, argv, &o);
+    struct cli_report r;
+    cli_load(&r, o.file);
+    struct cli_view v;
+    cli_view_init(&v, &r, o.sort, o.top);
+    FILE *f = cli_open_out(o.out);
+    static void (*const render[])(FILE *, const struct cli_view *) = {cli_render_text, cli_render_csv,
+                                                                      cli_render_json, cli_render_html};
+    render[o.format](f, &v);
+    cli_close_out(f, o.out);
+    cli_view_free(&v);
+    cli_report_free(&r);
+    return 0;
+}

@@ -1,0 +1,372 @@
+/* trlat trace FILE -o OUT.json: a report's per-launch events as Chrome trace
+ * event JSON (chrome://tracing, Perfetto). Host launches are spans on their
+ * process and thread; GPU kernels and starved intervals go to one process
+ * per (process, GPU) with a thread per stream; flow arrows join a launch to
+ * its kernel by correlation id. */
+#include "report/cli.h"
+#include "report/cli_fmt.h"
+#include "report/cli_util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* GPU "processes" get ids above any Linux pid (pid_max <= 2^22). */
+#define GPU_PID_BASE 0x40000000u
+
+static const char usage_text[] =
+    "usage: trlat trace FILE [-o OUT.json]\n"
+    "\n"
+    "Writes the per-launch events a run kept (TRLAT_TRACE=N) as Chrome trace event\n"
+    "JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: host launch spans per\n"
+    "thread, GPU kernel spans per stream, starved intervals on their own track per\n"
+    "stream, and arrows from each launch to its GPU kernel. Merged reports put each\n"
+    "process on the same time axis (by its clock epoch).\n"
+    "\n"
+    "  -o, --output OUT  where to write the trace (default: standard output)\n";
+
+struct proc {
+    uint64_t pid, offset;
+    const struct cli_origin *origin;
+};
+
+/* A GPU track: one per (process, device, stream, starved?). */
+struct track {
+    uint64_t pid, device, stream;
+    bool starved;
+    uint64_t gpid, tid;
+};
+
+struct launch_ref {
+    uint64_t pid, corr;
+    const struct cli_event *e;
+};
+
+struct tr {
+    FILE *f;
+    bool first;
+    struct proc *procs;
+    size_t n_procs;
+    struct track *tracks;
+    size_t n_tracks;
+    struct launch_ref *launches;
+    size_t n_launches;
+    uint64_t flow_id;
+};
+
+static uint64_t event_pid(const struct cli_report *r, const struct cli_event *e)
+{
+    return e->pid.set ? e->pid.v : r->pid;
+}
+
+/* ---- process clocks ---- */
+
+static bool same_host(const struct cli_origin *o, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (!o[i].host || !o[0].host || strcmp(o[i].host, o[0].host) != 0)
+            return false;
+    return true;
+}
+
+/* Offsets that put all processes on one axis: CLOCK_MONOTONIC epochs on one
+ * host, CLOCK_REALTIME across hosts, none when a clock is missing. */
+static void set_offsets(struct tr *t, const struct cli_origin *origins)
+{
+    bool mono = same_host(origins, t->n_procs);
+    uint64_t min = UINT64_MAX;
+    for (size_t i = 0; i < t->n_procs; i++) {
+        const struct cli_clock *c = &t->procs[i].origin->clock;
+        const struct cli_u64 *epoch = mono ? &c->epoch_mono : &c->epoch_real;
+        if (!c->source || !epoch->set)
+            return;
+        t->procs[i].offset = epoch->v;
+        min = epoch->v < min ? epoch->v : min;
+    }
+    for (size_t i = 0; i < t->n_procs; i++)
+        t->procs[i].offset -= min;
+}
+
+static const struct proc *find_proc(const struct tr *t, uint64_t pid)
+{
+    for (size_t i = 0; i < t->n_procs; i++)
+        if (t->procs[i].pid == pid)
+            return &t->procs[i];
+    return NULL;
+}
+
+static uint64_t offset_of(const struct tr *t, uint64_t pid)
+{
+    const struct proc *p = find_proc(t, pid);
+    return p ? p->offset : 0;
+}
+
+/* ---- GPU tracks ---- */
+
+static int cmp_track(const void *a, const void *b)
+{
+    const struct track *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    return (int)x->starved - (int)y->starved;
+}
+
+static struct track key_of(const struct cli_report *r, const struct cli_event *e)
+{
+    return (struct track){event_pid(r, e), e->device.v, e->stream.v, e->kind == CLI_EV_STARVED, 0, 0};
+}
+
+/* Sorted unique tracks; each (pid, device) a GPU process, tids from 1. */
+static void build_tracks(struct tr *t, const struct cli_report *r)
+{
+    t->tracks = cli_xcalloc(r->n_events, sizeof *t->tracks);
+    for (size_t i = 0; i < r->n_events; i++)
+        if (r->events[i].kind != CLI_EV_LAUNCH)
+            t->tracks[t->n_tracks++] = key_of(r, &r->events[i]);
+    qsort(t->tracks, t->n_tracks, sizeof *t->tracks, cmp_track);
+    size_t n = 0;
+    uint64_t gpid = GPU_PID_BASE, tid = 0;
+    for (size_t i = 0; i < t->n_tracks; i++) {
+        if (n && cmp_track(&t->tracks[n - 1], &t->tracks[i]) == 0)
+            continue;
+        if (n && (t->tracks[n - 1].pid != t->tracks[i].pid || t->tracks[n - 1].device != t->tracks[i].device)) {
+            gpid++;
+            tid = 0;
+        }
+        t->tracks[n] = t->tracks[i];
+        t->tracks[n].gpid = gpid;
+        t->tracks[n].tid = ++tid;
+        n++;
+    }
+    t->n_tracks = n;
+}
+
+static const struct track *find_track(const struct tr *t, const struct cli_report *r, const struct cli_event *e)
+{
+    struct track key = key_of(r, e);
+    return bsearch(&key, t->tracks, t->n_tracks, sizeof key, cmp_track);
+}
+
+/* ---- launches by correlation id ---- */
+
+static int cmp_launch(const void *a, const void *b)
+{
+    const struct launch_ref *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+static void index_launches(struct tr *t, const struct cli_report *r)
+{
+    t->launches = cli_xcalloc(r->n_events, sizeof *t->launches);
+    for (size_t i = 0; i < r->n_events; i++) {
+        const struct cli_event *e = &r->events[i];
+        if (e->kind == CLI_EV_LAUNCH && e->corr.set)
+            t->launches[t->n_launches++] = (struct launch_ref){event_pid(r, e), e->corr.v, e};
+    }
+    qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
+}
+
+/* ---- writing ---- */
+
+static void begin(struct tr *t, const char *ph, const char *cat, uint64_t pid, uint64_t tid)
+{
+    fputs(t->first ? "\n" : ",\n", t->f);
+    t->first = false;
+    fprintf(t->f, "{\"ph\":\"%s\",", ph);
+    if (cat)
+        fprintf(t->f, "\"cat\":\"%s\",", cat);
+    fprintf(t->f, "\"pid\":%llu,\"tid\":%llu", (unsigned long long)pid, (unsigned long long)tid);
+}
+
+static void meta(struct tr *t, uint64_t pid, uint64_t tid, const char *what, const char *name, uint64_t sort)
+{
+    begin(t, "M", NULL, pid, tid);
+    fprintf(t->f, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+    cli_json_str(t->f, name);
+    fputs("}}", t->f);
+    begin(t, "M", NULL, pid, tid);
+    fprintf(t->f, ",\"name\":\"%s_sort_index\",\"args\":{\"sort_index\":%llu}}",
+            strcmp(what, "process_name") == 0 ? "process" : "thread", (unsigned long long)sort);
+}
+
+/* "X" fields after pid/tid: name, ts and dur in microseconds; args follow. */
+static void span(struct tr *t, const char *name, const char *suffix, uint64_t offset, uint64_t start, uint64_t end)
+{
+    fputs(",\"name\":", t->f);
+    if (suffix) {
+        size_t len = strlen(name) + strlen(suffix) + 1;
+        char *s = cli_xmalloc(len);
+        snprintf(s, len, "%s%s", name, suffix);
+        cli_json_str(t->f, s);
+        free(s);
+    } else {
+        cli_json_str(t->f, name);
+    }
+    fputs(",\"ts\":", t->f);
+    cli_json_us(t->f, cli_add_sat(start, offset));
+    fputs(",\"dur\":", t->f);
+    cli_json_us(t->f, end > start ? end - start : 0);
+}
+
+static void process_names(struct tr *t)
+{
+    char name[256];
+    for (size_t i = 0; i < t->n_procs; i++) {
+        const struct cli_origin *o = t->procs[i].origin;
+        int n = snprintf(name, sizeof name, "%.200s", o->argv0 ? o->argv0 : "process");
+        if (o->rank.set && n > 0)
+            snprintf(name + n, sizeof name - (size_t)n, " rank %llu", (unsigned long long)o->rank.v);
+        meta(t, o->pid, 0, "process_name", name, i);
+    }
+    for (size_t i = 0; i < t->n_tracks; i++) {
+        const struct track *k = &t->tracks[i];
+        const struct proc *p = find_proc(t, k->pid);
+        if (k->tid == 1) {
+            if (t->n_procs == 1)
+                snprintf(name, sizeof name, "GPU %llu", (unsigned long long)k->device);
+            else if (p && p->origin->rank.set)
+                snprintf(name, sizeof name, "GPU %llu (rank %llu)", (unsigned long long)k->device,
+                         (unsigned long long)p->origin->rank.v);
+            else
+                snprintf(name, sizeof name, "GPU %llu (pid %llu)", (unsigned long long)k->device,
+                         (unsigned long long)k->pid);
+            meta(t, k->gpid, 0, "process_name", name, t->n_procs + (k->gpid - GPU_PID_BASE));
+        }
+        snprintf(name, sizeof name, "GPU %llu stream %llu%s", (unsigned long long)k->device,
+                 (unsigned long long)k->stream, k->starved ? " starved" : "");
+        meta(t, k->gpid, k->tid, "thread_name", name, k->tid);
+    }
+}
+
+static void write_launch(struct tr *t, const struct cli_report *r, const struct cli_event *e)
+{
+    uint64_t pid = event_pid(r, e), tid = e->tid.v, off = offset_of(t, pid);
+    if (e->py.set && e->py.v <= e->start) {
+        begin(t, "X", "python", pid, tid);
+        span(t, e->kernel, " (python)", off, e->py.v, e->end);
+        fprintf(t->f, ",\"args\":{\"py_to_driver_ns\":%llu}}", (unsigned long long)(e->start - e->py.v));
+    }
+    begin(t, "X", "launch", pid, tid);
+    span(t, e->kernel, NULL, off, e->start, e->end);
+    fputs(",\"args\":{", t->f);
+    if (e->corr.set)
+        fprintf(t->f, "\"corr\":%llu,", (unsigned long long)e->corr.v);
+    if (e->stream_handle) {
+        fputs("\"stream\":", t->f);
+        cli_json_str(t->f, e->stream_handle);
+        fputc(',', t->f);
+    }
+    if (e->has_dims)
+        fprintf(t->f, "\"grid\":[%llu,%llu,%llu],\"block\":[%llu,%llu,%llu],", (unsigned long long)e->grid[0],
+                (unsigned long long)e->grid[1], (unsigned long long)e->grid[2], (unsigned long long)e->block[0],
+                (unsigned long long)e->block[1], (unsigned long long)e->block[2]);
+    fprintf(t->f, "\"host_ns\":%llu}}", (unsigned long long)(e->end > e->start ? e->end - e->start : 0));
+}
+
+/* The arrow from a launch to its kernel: "s" inside the launch span, "f"
+ * bound to the enclosing GPU span. */
+static void write_flow(struct tr *t, const struct cli_report *r, const struct cli_event *gpu, const struct track *k)
+{
+    struct launch_ref key = {event_pid(r, gpu), gpu->corr.v, NULL};
+    const struct launch_ref *l = bsearch(&key, t->launches, t->n_launches, sizeof key, cmp_launch);
+    if (!l)
+        return;
+    uint64_t id = ++t->flow_id, off = offset_of(t, key.pid);
+    const struct cli_event *e = l->e;
+    uint64_t mid = e->start + (e->end > e->start ? (e->end - e->start) / 2 : 0);
+    uint64_t gmid = gpu->start + (gpu->end > gpu->start ? (gpu->end - gpu->start) / 2 : 0);
+    begin(t, "s", "flow", key.pid, e->tid.v);
+    fprintf(t->f, ",\"name\":\"launch\",\"id\":%llu,\"ts\":", (unsigned long long)id);
+    cli_json_us(t->f, cli_add_sat(mid, off));
+    fputc('}', t->f);
+    begin(t, "f", "flow", k->gpid, k->tid);
+    fprintf(t->f, ",\"name\":\"launch\",\"id\":%llu,\"bp\":\"e\",\"ts\":", (unsigned long long)id);
+    cli_json_us(t->f, cli_add_sat(gmid, off));
+    fputc('}', t->f);
+}
+
+static void write_gpu(struct tr *t, const struct cli_report *r, const struct cli_event *e)
+{
+    const struct track *k = find_track(t, r, e);
+    uint64_t off = offset_of(t, k->pid);
+    bool starved = e->kind == CLI_EV_STARVED;
+    begin(t, "X", starved ? "starved" : "gpu", k->gpid, k->tid);
+    span(t, starved ? "starved before " : e->kernel, starved ? e->kernel : NULL, off, e->start, e->end);
+    fprintf(t->f, ",\"args\":{\"device\":%llu,\"stream\":%llu", (unsigned long long)k->device,
+            (unsigned long long)k->stream);
+    if (starved) {
+        fputs(",\"kernel\":", t->f);
+        cli_json_str(t->f, e->kernel);
+    }
+    if (e->corr.set)
+        fprintf(t->f, ",\"corr\":%llu", (unsigned long long)e->corr.v);
+    if (e->source) {
+        fputs(",\"source\":", t->f);
+        cli_json_str(t->f, e->source);
+    }
+    fputs("}}", t->f);
+    if (!starved && e->corr.set)
+        write_flow(t, r, e, k);
+}
+
+void cli_render_trace(FILE *f, const struct cli_report *r)
+{
+    struct tr t = {.f = f, .first = true};
+    struct cli_origin *origins;
+    t.n_procs = cli_origins(r, &origins);
+    t.procs = cli_xcalloc(t.n_procs, sizeof *t.procs);
+    for (size_t i = 0; i < t.n_procs; i++)
+        t.procs[i] = (struct proc){origins[i].pid, 0, &origins[i]};
+    set_offsets(&t, origins);
+    build_tracks(&t, r);
+    index_launches(&t, r);
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    process_names(&t);
+    for (size_t i = 0; i < r->n_events; i++) {
+        if (r->events[i].kind == CLI_EV_LAUNCH)
+            write_launch(&t, r, &r->events[i]);
+        else
+            write_gpu(&t, r, &r->events[i]);
+    }
+    fputs("\n]}\n", f);
+    free(t.launches);
+    free(t.tracks);
+    free(t.procs);
+    free(origins);
+}
+
+int cli_trace_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *outpath = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+        if (c != 'o')
+            cli_bad_option("trace", c, argv);
+        outpath = optarg;
+    }
+    if (optind != argc - 1)
+        cli_usage_fail("trace", optind >= argc ? "no report file given" : "expects one report file");
+    struct cli_report r;
+    cli_load(&r, argv[optind]);
+    if (r.n_events == 0)
+        cli_fail(r.path, "has no per-launch events; rerun with TRLAT_TRACE=N (e.g. TRLAT_TRACE=10000, or "
+                         "trlat run --trace=10000) to keep the last N launches");
+    FILE *f = cli_open_out(outpath);
+    cli_render_trace(f, &r);
+    cli_close_out(f, outpath);
+    cli_report_free(&r);
+    return 0;
+}

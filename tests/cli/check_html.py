@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Opens a `trlat report --format html` page in headless Chromium and checks
+that it renders: the expected number of SVG charts, each with a non-zero
+size and non-empty marks, the kernel table, and no console errors.
+
+usage: check_html.py PAGE.html CHARTS
+
+A copy of the page gets two probe scripts (the page itself has none): one at
+the top of <head> that records errors and console.error calls, one at the end
+of <body> that measures the charts and writes the results into the DOM, which
+--dump-dom prints. Chromium's own console log (--enable-logging) is scanned
+too. Prints one line; exit 0 if good, 1 if not, 3 if no Chromium is installed.
+"""
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HEAD_PROBE = """<script>window.__trlatErrors = [];
+window.addEventListener('error', function (e) {
+  __trlatErrors.push('error: ' + (e.message || (e.target && (e.target.src || e.target.href)) || '?'));
+}, true);
+(function () { var ce = console.error; console.error = function () {
+  __trlatErrors.push('console.error: ' + Array.prototype.join.call(arguments, ' ')); ce.apply(console, arguments); }; })();
+</script>"""
+
+TAIL_PROBE = """<script>(function () {
+  var charts = [];
+  document.querySelectorAll('svg').forEach(function (s) {
+    var r = s.getBoundingClientRect(), marks = 0;
+    s.querySelectorAll('rect').forEach(function (x) { var b = x.getBBox(); if (b.width > 0 && b.height > 0) marks++; });
+    charts.push({id: s.id, width: r.width, height: r.height, marks: marks});
+  });
+  var table = document.getElementById('kernels');
+  var pre = document.createElement('pre');
+  pre.id = 'trlat-probe';
+  var mark = 'TRLAT' + '-PROBE';  /* split: the marker must not appear in this source */
+  pre.textContent = mark + JSON.stringify({charts: charts, errors: window.__trlatErrors,
+    rows: table ? table.rows.length : 0, title: document.title}) + mark;
+  document.body.appendChild(pre);
+})();</script>"""
+
+
+def browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def probe(page, chrome, tmp):
+    text = open(page, encoding="utf-8").read()
+    if "<head>" not in text or "</body>" not in text:
+        return None, "no <head> or </body> in the page"
+    text = text.replace("<head>", "<head>" + HEAD_PROBE, 1).replace("</body>", TAIL_PROBE + "</body>", 1)
+    copy = os.path.join(tmp, "page.html")
+    open(copy, "w", encoding="utf-8").write(text)
+    cmd = [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--no-first-run", "--user-data-dir=" + os.path.join(tmp, "profile"), "--enable-logging=stderr",
+           "--v=0", "--virtual-time-budget=3000", "--window-size=1200,1600", "--dump-dom", "file://" + copy]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    console = [l for l in p.stderr.splitlines() if ":CONSOLE(" in l or "Uncaught" in l]
+    m = re.search(r"TRLAT-PROBE(.*?)TRLAT-PROBE", p.stdout, re.S)
+    if not m:
+        return None, "the page did not render (chromium exit %d)" % p.returncode
+    result = json.loads(html.unescape(m.group(1)))
+    result["console"] = console
+    return result, None
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: check_html.py PAGE.html CHARTS")
+    chrome = browser()
+    if not chrome:
+        print("no chromium installed")
+        return 3
+    with tempfile.TemporaryDirectory() as tmp:
+        r, err = probe(sys.argv[1], chrome, tmp)
+    if err:
+        print(err)
+        return 1
+    charts, want = r["charts"], int(sys.argv[2])
+    problems = []
+    if len(charts) != want:
+        problems.append("%d charts, expected %d" % (len(charts), want))
+    for c in charts:
+        if not (c["width"] > 0 and c["height"] > 0 and c["marks"] > 0):
+            problems.append("chart %s is empty (%gx%g, %d marks)" % (c["id"], c["width"], c["height"], c["marks"]))
+    if r["rows"] < 3:
+        problems.append("kernel table has %d rows" % r["rows"])
+    if r["errors"] or r["console"]:
+        problems.append("console errors: %s" % "; ".join(r["errors"] + r["console"])[:300])
+    if problems:
+        print("; ".join(problems))
+        return 1
+    print("rendered by %s: %s; table %d rows; no console errors" % (
+        os.path.basename(chrome), ", ".join("%s %gx%g" % (c["id"], c["width"], c["height"]) for c in charts),
+        r["rows"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,445 @@
+#!/usr/bin/env bash
+# Tests of the `trlat` command-line tool, run against $BUILD/trlat (BUILD
+# defaults to build, relative to the repository root).
+#
+#   BUILD=build tests/cli/run.sh
+#
+# Prints "ok NAME" or "FAIL NAME: why" per test ("skip NAME: why" when a tool
+# it needs is missing), details of failures on stderr, and ends with
+# "N passed, N failed"; exits 1 if any failed. Needs python3; uses chromium
+# (HTML test), clang with libFuzzer (fuzz test, FUZZ_SECONDS, default 20) and
+# cc (trlat run tests) when present. Builds nothing but the fuzz target and
+# two empty shared objects. UPDATE_GOLDEN=1 rewrites tests/cli/golden/.
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+TRLAT=$BUILD/trlat
+FIX=$here/fixtures
+GOLDEN=$here/golden
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+CC=${CC:-cc}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+ok() { echo "ok $1${2:+ ($2)}"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() { echo "skip $1: $2"; }
+# Details for a failure, on stderr so stdout keeps one line per test.
+detail() { sed 's/^/  | /' | head -n "${1:-20}" >&2; }
+
+if [ ! -x "$TRLAT" ]; then
+    fail build "$TRLAT not found (run make build/trlat)"
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+
+# run_cmd OUT ERR CMD...: runs CMD with stdout and stderr in files; sets rc.
+run_cmd() {
+    local out=$1 err=$2
+    shift 2
+    "$@" >"$out" 2>"$err"
+    rc=$?
+}
+
+# expect_rc NAME WANT CMD...: the exit status alone.
+expect_rc() {
+    local name=$1 want=$2
+    shift 2
+    run_cmd "$tmp/out" "$tmp/err" "$@"
+    if [ "$rc" = "$want" ]; then ok "$name"; else
+        fail "$name" "exit $rc, expected $want"
+        detail <"$tmp/err"
+    fi
+}
+
+# one_line_error NAME FILE CMD...: exit 2, nothing on stdout, exactly one
+# stderr line starting "trlat: FILE: " (just "trlat" when FILE is -).
+one_line_error() {
+    local name=$1 file=$2
+    shift 2
+    run_cmd "$tmp/out" "$tmp/err" "$@"
+    local lines prefix="trlat: $file: "
+    lines=$(wc -l <"$tmp/err")
+    [ "$file" = - ] && prefix="trlat"
+    if [ "$rc" != 2 ]; then
+        echo "exit $rc, expected 2"
+    elif [ "$lines" != 1 ]; then
+        echo "$lines lines on stderr, expected 1"
+    elif [ "$(head -c ${#prefix} "$tmp/err")" != "$prefix" ]; then
+        echo "message does not start with '$prefix': $(head -c 200 "$tmp/err")"
+    elif [ -s "$tmp/out" ]; then
+        echo "wrote to stdout"
+    fi
+}
+
+expect_one_line_error() {
+    local name=$1 why
+    why=$(one_line_error "$@")
+    if [ -z "$why" ]; then ok "$name"; else fail "$name" "$why"; fi
+}
+
+# golden NAME DIR CMD...: stdout of CMD (run in DIR, exit 0 or 1) equals
+# golden/NAME.
+golden() {
+    local name=$1 dir=$2
+    shift 2
+    (cd "$dir" && "$@") >"$tmp/golden.out" 2>"$tmp/golden.err"
+    local status=$?
+    if [ "$status" -gt 1 ]; then
+        fail "golden-$name" "exit $status"
+        detail <"$tmp/golden.err"
+        return
+    fi
+    if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+        mkdir -p "$GOLDEN"
+        cp "$tmp/golden.out" "$GOLDEN/$name"
+    fi
+    if [ ! -f "$GOLDEN/$name" ]; then
+        fail "golden-$name" "no golden file $GOLDEN/$name (UPDATE_GOLDEN=1 writes it)"
+    elif diff -u "$GOLDEN/$name" "$tmp/golden.out" >"$tmp/golden.diff"; then
+        ok "golden-$name"
+    else
+        fail "golden-$name" "output differs from tests/cli/golden/$name (diff on stderr)"
+        detail 40 <"$tmp/golden.diff"
+    fi
+}
+
+# ---- help and usage ----
+
+test_help() {
+    local cmd why=
+    run_cmd "$tmp/out" "$tmp/err" "$TRLAT" --help
+    [ "$rc" = 0 ] && grep -q '^usage: trlat COMMAND' "$tmp/out" || why="trlat --help"
+    for cmd in run report diff merge trace; do
+        run_cmd "$tmp/out" "$tmp/err" "$TRLAT" "$cmd" --help
+        [ "$rc" = 0 ] && grep -q "^usage: trlat $cmd" "$tmp/out" || why="$why trlat $cmd --help"
+        run_cmd "$tmp/out" "$tmp/err" "$TRLAT" help "$cmd"
+        [ "$rc" = 0 ] && grep -q "^usage: trlat $cmd" "$tmp/out" || why="$why trlat help $cmd"
+    done
+    run_cmd "$tmp/out" "$tmp/err" "$TRLAT" --version
+    [ "$rc" = 0 ] && grep -Eq '^trlat [0-9]+\.[0-9]+' "$tmp/out" || why="$why --version"
+    if [ -z "$why" ]; then ok help; else fail help "failed:$why"; fi
+}
+
+test_usage_errors() {
+    expect_rc usage-no-command 2 "$TRLAT"
+    expect_one_line_error usage-unknown-command frobnicate "$TRLAT" frobnicate
+    expect_one_line_error usage-report-no-file - "$TRLAT" report
+    expect_one_line_error usage-report-unknown-option - "$TRLAT" report "$FIX/basic.json" --bogus
+    expect_one_line_error usage-report-bad-top - "$TRLAT" report "$FIX/basic.json" --top ten
+    expect_one_line_error usage-report-bad-sort - "$TRLAT" report "$FIX/basic.json" --sort size
+    expect_one_line_error usage-report-bad-format - "$TRLAT" report "$FIX/basic.json" --format pdf
+    expect_one_line_error usage-report-missing-value - "$TRLAT" report "$FIX/basic.json" --top
+    expect_one_line_error usage-diff-one-file - "$TRLAT" diff "$FIX/base.json"
+    expect_one_line_error usage-diff-bad-threshold - "$TRLAT" diff "$FIX/base.json" "$FIX/base.json" --threshold -5
+    expect_one_line_error usage-diff-bad-metric - "$TRLAT" diff "$FIX/base.json" "$FIX/base.json" --metric speed
+    expect_one_line_error usage-merge-no-output - "$TRLAT" merge "$FIX/rank0.json"
+    expect_one_line_error usage-trace-no-file - "$TRLAT" trace
+    expect_one_line_error usage-run-no-command - "$TRLAT" run --stacks
+    expect_one_line_error usage-run-bad-cupti - "$TRLAT" run --cupti=maybe -- true
+    expect_one_line_error usage-run-bad-trace - "$TRLAT" run --trace=-1 -- true
+    expect_one_line_error missing-file "$tmp/none.json" "$TRLAT" report "$tmp/none.json"
+    expect_one_line_error directory-as-file "$tmp" "$TRLAT" report "$tmp"
+}
+
+# ---- fixtures and golden outputs ----
+
+test_fixtures_consistent() {
+    local why
+    why=$(python3 "$here/make_fixture.py" --check "$FIX"/*.json 2>&1)
+    if [ $? = 0 ]; then ok fixtures-consistent; else fail fixtures-consistent "$why"; fi
+}
+
+test_golden() {
+    golden report-text-basic.txt "$FIX" "$TRLAT" report basic.json
+    golden report-text-nocupti.txt "$FIX" "$TRLAT" report nocupti.json
+    golden report-text-sort-starved-top2.txt "$FIX" "$TRLAT" report basic.json --sort starved --top 2
+    golden report-csv-basic.csv "$FIX" "$TRLAT" report basic.json --format csv
+    golden report-json-basic.json "$FIX" "$TRLAT" report basic.json --format json
+    golden report-html-basic.html "$FIX" "$TRLAT" report basic.json --format html
+    golden report-html-nocupti.html "$FIX" "$TRLAT" report nocupti.json --format html
+    golden diff-regressed.txt "$FIX" "$TRLAT" diff base.json regressed.json
+    golden diff-improved.txt "$FIX" "$TRLAT" diff base.json improved.json
+    golden diff-identical.txt "$FIX" "$TRLAT" diff base.json base.json
+    golden diff-all-metrics.txt "$FIX" "$TRLAT" diff base.json regressed.json --metric all --all --threshold 5
+    golden merge-ranks.json "$FIX" "$TRLAT" merge rank0.json rank1.json rank2.json -o -
+    golden trace-basic.json "$FIX" "$TRLAT" trace basic.json
+    "$TRLAT" merge "$FIX/rank0.json" "$FIX/rank1.json" "$FIX/rank2.json" -o "$tmp/merged.json"
+    golden report-text-merged.txt "$tmp" "$TRLAT" report merged.json
+    golden trace-merged.json "$tmp" "$TRLAT" trace merged.json
+}
+
+# ---- diff ----
+
+test_diff_exit_codes() {
+    expect_rc diff-exit-regression 1 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json"
+    expect_rc diff-exit-improvement 0 "$TRLAT" diff "$FIX/base.json" "$FIX/improved.json"
+    expect_rc diff-exit-identical 0 "$TRLAT" diff "$FIX/base.json" "$FIX/base.json"
+    expect_rc diff-exit-reverse-of-improvement 1 "$TRLAT" diff "$FIX/improved.json" "$FIX/base.json"
+    expect_rc diff-exit-high-threshold 0 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --threshold 1000
+    expect_rc diff-exit-untouched-metric 0 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --metric driver,gpu
+    expect_rc diff-exit-py-metric 1 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --metric py
+    expect_rc diff-exit-min-launches 1 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --metric host --min-launches 1000
+    expect_rc diff-exit-other-kernels 0 "$TRLAT" diff "$FIX/basic.json" "$FIX/nocupti.json" --metric host --threshold 1000
+}
+
+# ---- merge ----
+
+# py_check NAME ARGS... <SCRIPT: a python check that exits with a reason on failure.
+py_check() {
+    local name=$1 why
+    shift
+    why=$(python3 - "$@" 2>&1)
+    if [ $? = 0 ] && [ -z "$why" ]; then ok "$name"; else fail "$name" "$(echo "$why" | tail -n 1)"; fi
+}
+
+test_merge() {
+    local why r0=$FIX/rank0.json r1=$FIX/rank1.json r2=$FIX/rank2.json
+    "$TRLAT" merge "$r0" "$r1" "$r2" -o "$tmp/m3.json" 2>"$tmp/err" || { fail merge-three-ranks "merge failed"; detail <"$tmp/err"; return; }
+    py_check merge-equals-combined-launches "$tmp/m3.json" "$FIX/combined.json" "$r0" "$r1" "$r2" <<'EOF'
+import json, sys
+m, c = (json.load(open(p)) for p in sys.argv[1:3])
+for k in c["totals"]:
+    if m["totals"][k] != c["totals"][k]:
+        sys.exit("totals.%s: merged %r, combined %r" % (k, m["totals"][k], c["totals"][k]))
+if [k["name"] for k in m["kernels"]] != [k["name"] for k in c["kernels"]]:
+    sys.exit("kernel order differs")
+for a, b in zip(m["kernels"], c["kernels"]):
+    for f in b:
+        if a.get(f) != b[f]:
+            sys.exit("kernel %s: field %s differs" % (b["name"], f))
+if [o["pid"] for o in m["merged_from"]] != [3001, 3002, 3003]:
+    sys.exit("merged_from lists %r" % m["merged_from"])
+n = sum(len(json.load(open(p))["events"]) for p in sys.argv[3:])
+if len(m["events"]) != n or any("pid" not in e for e in m["events"]):
+    sys.exit("events: %d, expected %d, each with a pid" % (len(m["events"]), n))
+EOF
+    why=$(python3 "$here/make_fixture.py" --check "$tmp/m3.json" 2>&1)
+    if [ $? = 0 ]; then ok merge-percentiles-from-merged-histograms; else
+        fail merge-percentiles-from-merged-histograms "$why"
+    fi
+    "$TRLAT" merge "$r0" "$r1" -o "$tmp/m01.json" && "$TRLAT" merge "$tmp/m01.json" "$r2" -o "$tmp/m01-2.json"
+    py_check merge-of-merged-equals-merge-of-all "$tmp/m01-2.json" "$tmp/m3.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for f in ("totals", "kernels", "merged_from", "events"):
+    if a[f] != b[f]:
+        sys.exit("%s differs" % f)
+EOF
+    local rc_all=0
+    "$TRLAT" report "$tmp/m3.json" >/dev/null && "$TRLAT" report "$tmp/m3.json" --format html >/dev/null &&
+        "$TRLAT" trace "$tmp/m3.json" >/dev/null && "$TRLAT" diff "$tmp/m3.json" "$FIX/combined.json" >/dev/null || rc_all=$?
+    if [ "$rc_all" = 0 ]; then ok merge-output-rereadable; else fail merge-output-rereadable "exit $rc_all"; fi
+    python3 "$here/make_bad.py" "$FIX/basic.json" "$tmp/bad" >/dev/null
+    expect_one_line_error merge-refuses-other-schema "$tmp/bad/other-schema.json" \
+        "$TRLAT" merge "$r0" "$tmp/bad/other-schema.json" -o "$tmp/never.json"
+    if [ -e "$tmp/never.json" ]; then fail merge-refusal-writes-nothing "output written"; else ok merge-refusal-writes-nothing; fi
+}
+
+# ---- trace ----
+
+perfetto_ready=
+perfetto_setup() {
+    [ -n "$perfetto_ready" ] && return
+    perfetto_ready=no
+    if python3 -c 'import perfetto.trace_processor' 2>/dev/null ||
+        timeout 120 python3 -m pip install -q --disable-pip-version-check perfetto >/dev/null 2>&1; then
+        perfetto_ready=yes
+    fi
+}
+
+test_trace() {
+    perfetto_setup
+    local f name
+    "$TRLAT" merge "$FIX/rank0.json" "$FIX/rank1.json" "$FIX/rank2.json" -o "$tmp/merged.json"
+    for f in "$FIX/basic.json" "$tmp/merged.json"; do
+        name=trace-format-$(basename "$f" .json)
+        if ! "$TRLAT" trace "$f" -o "$tmp/trace.json" 2>"$tmp/err"; then
+            fail "$name" "trlat trace failed"
+            detail <"$tmp/err"
+            continue
+        fi
+        local args=("$here/check_trace.py" "$tmp/trace.json" "$f")
+        [ "$perfetto_ready" = yes ] && args+=(--perfetto)
+        local msg status
+        msg=$(timeout 180 python3 "${args[@]}" 2>/dev/null)
+        status=$?
+        case $status in
+        0) ok "$name" "$msg" ;;
+        3) ok "$name" "$msg; used the schema check" ;;
+        *) fail "$name" "$msg" ;;
+        esac
+    done
+    [ "$perfetto_ready" = yes ] || echo "  | perfetto package did not install; trace checked against the schema only" >&2
+    expect_one_line_error trace-needs-events "$FIX/nocupti.json" "$TRLAT" trace "$FIX/nocupti.json" -o "$tmp/t.json"
+    if grep -q 'TRLAT_TRACE=N' "$tmp/err"; then ok trace-needs-events-says-how; else
+        fail trace-needs-events-says-how "message does not mention TRLAT_TRACE=N"
+    fi
+}
+
+# ---- html in chromium ----
+
+test_html() {
+    local f charts msg status
+    for f in basic:3 nocupti:2; do
+        charts=${f#*:}
+        f=${f%:*}
+        "$TRLAT" report "$FIX/$f.json" --format html -o "$tmp/$f.html"
+        msg=$(python3 "$here/check_html.py" "$tmp/$f.html" "$charts" 2>&1)
+        status=$?
+        case $status in
+        0) ok "html-chromium-$f" "$msg" ;;
+        3) skip "html-chromium-$f" "$msg" ;;
+        *) fail "html-chromium-$f" "$msg" ;;
+        esac
+    done
+}
+
+# ---- bad input ----
+
+test_bad_input() {
+    python3 "$here/make_bad.py" "$FIX/basic.json" "$tmp/bad" || { fail bad-input "make_bad.py failed"; return; }
+    local f name why
+    for f in "$tmp"/bad/*.json; do
+        name=bad-input-$(basename "$f" .json)
+        why=$(one_line_error x "$f" "$TRLAT" report "$f")
+        [ -z "$why" ] && why=$(one_line_error x "$f" "$TRLAT" report "$f" --format html)
+        [ -z "$why" ] && why=$(one_line_error x "$f" "$TRLAT" diff "$f" "$FIX/basic.json")
+        [ -z "$why" ] && why=$(one_line_error x "$f" "$TRLAT" diff "$FIX/basic.json" "$f")
+        [ -z "$why" ] && why=$(one_line_error x "$f" "$TRLAT" merge "$FIX/basic.json" "$f" -o "$tmp/m.json")
+        [ -z "$why" ] && why=$(one_line_error x "$f" "$TRLAT" trace "$f" -o "$tmp/t.json")
+        if [ -z "$why" ]; then ok "$name"; else fail "$name" "$why"; fi
+    done
+    run_cmd "$tmp/out" "$tmp/err" "$TRLAT" report - </dev/null
+    if [ "$rc" = 2 ] && [ "$(cat "$tmp/err")" = "trlat: -: file is empty" ]; then ok bad-input-empty-stdin; else
+        fail bad-input-empty-stdin "exit $rc: $(head -c 200 "$tmp/err")"
+    fi
+}
+
+# ---- fuzzing ----
+
+test_fuzz() {
+    if ! command -v clang >/dev/null; then
+        skip fuzz-report-loader "clang not installed (scripts/install-deps.sh installs it)"
+        return
+    fi
+    local srcs=() s
+    for s in "$root"/report/cli_*.c; do [ "$(basename "$s")" = cli_main.c ] || srcs+=("$s"); done
+    if ! clang -std=c11 -D_GNU_SOURCE -I"$root" -g -O1 -fsanitize=fuzzer,address,undefined \
+        -fno-sanitize-recover=undefined "$here/fuzz_load.c" "${srcs[@]}" -o "$tmp/fuzz_load" \
+        $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm 2>"$tmp/err"; then
+        if grep -qi 'fuzzer' "$tmp/err" && grep -qiE 'cannot find|no such file' "$tmp/err"; then
+            skip fuzz-report-loader "clang has no libFuzzer runtime (libclang-rt-dev)"
+        else
+            fail fuzz-report-loader "fuzz target does not build"
+            detail <"$tmp/err"
+        fi
+        return
+    fi
+    mkdir -p "$tmp/corpus"
+    (cd "$tmp" && ./fuzz_load -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+        -dict="$here/fuzz.dict" -print_final_stats=1 corpus "$FIX" >"$tmp/fuzz.log" 2>&1)
+    local status=$? runs
+    runs=$(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$tmp/fuzz.log" | tail -n 1)
+    if [ "$status" = 0 ]; then ok fuzz-report-loader "${runs:-done}, no crash"; else
+        fail fuzz-report-loader "libFuzzer exit $status"
+        grep -E 'ERROR|SUMMARY|==[0-9]+==|runtime error' "$tmp/fuzz.log" | detail
+    fi
+}
+
+# ---- trlat run ----
+
+test_run() {
+    if ! command -v "$CC" >/dev/null; then
+        skip run "no C compiler ($CC) to build the stand-in shared objects"
+        return
+    fi
+    local bt=$tmp/bt prefix=$tmp/prefix
+    mkdir -p "$bt" "$prefix/bin" "$prefix/lib" "$tmp/nolib" "$tmp/work"
+    # Stand-ins: an empty libtrlat.so (the real one is not needed to test
+    # the wrapper) and some other preloaded library the user already had.
+    "$CC" -shared -fPIC -o "$bt/libtrlat.so" -x c /dev/null &&
+        "$CC" -shared -fPIC -o "$tmp/libother.so" -x c /dev/null || {
+        fail run "cannot build stand-in shared objects"
+        return
+    }
+    cp "$TRLAT" "$bt/trlat"
+    cp "$TRLAT" "$prefix/bin/trlat"
+    cp "$bt/libtrlat.so" "$prefix/lib/libtrlat.so"
+    cp "$TRLAT" "$tmp/nolib/trlat"
+
+    expect_rc run-exit-status 7 "$bt/trlat" run -- sh -c 'exit 7'
+    expect_rc run-exit-zero 0 "$bt/trlat" run -- true
+    expect_rc run-killed-by-signal 143 "$bt/trlat" run -- sh -c 'kill -TERM $$'
+    expect_rc run-command-not-found 127 "$bt/trlat" run -- "$tmp/no-such-command"
+    expect_rc run-without-dashes 5 "$bt/trlat" run sh -c 'exit 5'
+
+    local out want
+    out=$(cd "$tmp/work" && LD_PRELOAD=$tmp/libother.so "$bt/trlat" run -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
+    want="$(realpath "$bt/libtrlat.so"):$tmp/libother.so"
+    if [ "$out" = "$want" ]; then ok run-keeps-existing-ld-preload; else
+        fail run-keeps-existing-ld-preload "LD_PRELOAD was '$out', expected '$want'"
+    fi
+    out=$(cd "$tmp/work" && env -u LD_PRELOAD "$prefix/bin/trlat" run -- sh -c 'echo "$LD_PRELOAD"' 2>/dev/null)
+    want=$(realpath "$prefix/lib/libtrlat.so")
+    if [ "$out" = "$want" ]; then ok run-finds-installed-library; else
+        fail run-finds-installed-library "LD_PRELOAD was '$out', expected '$want'"
+    fi
+    expect_one_line_error run-no-library - "$tmp/nolib/trlat" run -- true
+    if grep -q 'cannot find libtrlat.so' "$tmp/err"; then ok run-no-library-says-which; else
+        fail run-no-library-says-which "$(head -c 200 "$tmp/err")"
+    fi
+
+    out=$(cd "$tmp/work" && "$bt/trlat" run --fastpath=verify --cupti=off --stacks --trace=5 -o 'out-%p.json' -- \
+        sh -c 'echo "$TRLAT_FASTPATH $TRLAT_CUPTI $TRLAT_STACKS $TRLAT_TRACE $TRLAT_OUTPUT"' 2>/dev/null)
+    if [ "$out" = "verify 0 1 5 out-%p.json" ]; then ok run-sets-variables; else
+        fail run-sets-variables "got '$out'"
+    fi
+    out=$(cd "$tmp/work" && "$bt/trlat" run --fastpath --cupti=auto -- sh -c 'echo "$TRLAT_FASTPATH $TRLAT_CUPTI"' 2>/dev/null)
+    if [ "$out" = "1 auto" ]; then ok run-sets-variables-defaults; else fail run-sets-variables-defaults "got '$out'"; fi
+
+    # Where the report went: the command writes what libtrlat.so would.
+    run_cmd "$tmp/out" "$tmp/err" sh -c "cd '$tmp/work' && '$bt/trlat' run -- sh -c 'echo {} > trlat-\$\$.json; echo \$\$'"
+    local pid
+    pid=$(cat "$tmp/out")
+    if [ "$rc" = 0 ] && grep -q "^trlat run: report written to trlat-$pid.json$" "$tmp/err"; then
+        ok run-says-where-the-report-went
+    else
+        fail run-says-where-the-report-went "$(head -c 200 "$tmp/err")"
+    fi
+    run_cmd "$tmp/out" "$tmp/err" sh -c "cd '$tmp/work' && '$bt/trlat' run -o 'rep/%h-%p.json' -- sh -c 'mkdir -p rep; echo {} > rep/\$(hostname)-\$\$.json'"
+    if grep -q "^trlat run: report written to rep/.*-[0-9]*\.json$" "$tmp/err"; then ok run-says-where-pattern-report-went; else
+        fail run-says-where-pattern-report-went "$(head -c 200 "$tmp/err")"
+    fi
+    run_cmd "$tmp/out" "$tmp/err" sh -c "cd '$tmp/work' && '$bt/trlat' run -- true"
+    if grep -q "^trlat run: no report matching trlat-%p.json appeared$" "$tmp/err"; then ok run-says-no-report; else
+        fail run-says-no-report "$(head -c 200 "$tmp/err")"
+    fi
+
+    if [ -f "$BUILD/libtrlat.so" ]; then
+        mkdir -p "$tmp/real"
+        expect_rc run-real-library-exit-status 3 sh -c "cd '$tmp/real' && TRLAT_SUMMARY=0 '$TRLAT' run -- sh -c 'exit 3'"
+    else
+        skip run-real-library-exit-status "$BUILD/libtrlat.so not built"
+    fi
+}
+
+test_help
+test_usage_errors
+test_fixtures_consistent
+test_golden
+test_diff_exit_codes
+test_merge
+test_trace
+test_html
+test_bad_input
+test_run
+test_fuzz
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
