@@ -25,6 +25,7 @@ struct pending {
 struct launch {
     uint64_t start; /* API call began; NO_START until its record came */
     uint64_t ext;   /* trlat's driver entry time; 0: not launched through trlat */
+    int runtime;    /* a runtime call (the outer one when nested) */
 };
 
 struct device {
@@ -96,7 +97,7 @@ struct trlat_gpu_fold *trlat_gpu_fold_new(const struct trlat_gpu_limits *l)
     g->kcap = g->lim.max_kernels + 1; /* + "(other)" */
     g->nmask = pow2(2 * g->kcap) - 1;
     g->smask = pow2(2 * g->lim.max_streams) - 1;
-    g->ev_cap = 2 * g->lim.events;
+    g->ev_cap = 3 * g->lim.events; /* a kernel, and its device and stream starvation */
     if (trlat_corrmap_init(&g->launches, g->lim.api_cap) || trlat_corrmap_init(&g->waiting, g->lim.pending_cap))
         goto fail;
     g->launch = calloc(g->launches.cap, sizeof *g->launch);
@@ -200,17 +201,27 @@ void trlat_gpu_fold_events(const struct trlat_gpu_fold *g, void (*fn)(const stru
 
 /* ---- the join ---- */
 
+static void count_launch(struct trlat_gpu_fold *g, struct trlat_gpu_kstat *k, const struct launch *l)
+{
+    if (!l) {
+        k->unjoined++;
+        g->t.unjoined++;
+    } else if (l->ext) {
+        k->driver++;
+        g->t.joined_ext++;
+    } else if (l->runtime) {
+        k->runtime++;
+    } else {
+        k->driver_api++;
+    }
+}
+
 /* A kernel meets its launch record (l NULL: it never will). */
 static void resolve(struct trlat_gpu_fold *g, const struct pending *p, const struct launch *l)
 {
     struct trlat_gpu_kstat *k = g->k[p->it.kernel];
     int driver = l && l->ext;
-    if (driver)
-        k->driver++;
-    else
-        k->runtime++;
-    if (!l)
-        g->t.unjoined++;
+    count_launch(g, k, l);
     uint64_t t0 = !l ? 0 : driver ? l->ext : l->start;
     struct trlat_gpu_event e = {.kind = TRLAT_GPU_EV_KERNEL, .driver = (uint8_t)driver, .kernel = p->it.kernel,
                                 .device = p->it.device, .stream = p->it.stream, .corr = p->it.corr,
@@ -276,15 +287,16 @@ static struct launch *launch_record(struct trlat_gpu_fold *g, uint32_t corr)
     if (g->launches.live[s]) /* forget the oldest */
         trlat_corrmap_remove(&g->launches, s);
     s = trlat_corrmap_insert(&g->launches, corr);
-    g->launch[s] = (struct launch){.start = NO_START, .ext = 0};
+    g->launch[s] = (struct launch){.start = NO_START, .ext = 0, .runtime = 0};
     return &g->launch[s];
 }
 
-void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start)
+void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start, int runtime)
 {
     struct launch *l = launch_record(g, corr);
     if (start < l->start) /* a runtime call and the driver call inside it: the outer one */
         l->start = start;
+    l->runtime |= runtime;
     wake_waiting(g, corr, l);
 }
 
@@ -408,12 +420,7 @@ void trlat_gpu_fold_kernel(struct trlat_gpu_fold *g, const struct trlat_gpu_kern
         /* No time: count the launch, nothing else. */
         g->t.untimed++;
         g->k[ki]->untimed++;
-        struct launch *l = find_launch(g, k->corr);
-        struct trlat_gpu_kstat *ks = g->k[ki];
-        if (l && l->ext)
-            ks->driver++;
-        else
-            ks->runtime++;
+        count_launch(g, g->k[ki], find_launch(g, k->corr));
         return;
     }
     struct device *d = &g->dev[dev];

@@ -5,8 +5,8 @@
  * whatever the number of launches. Not thread-safe (the caller locks).
  *
  * Three inputs, in any order:
- *   api    a launch API record (driver or runtime): correlation id and the
- *          host time the call began;
+ *   api    a launch API record (driver or runtime): correlation id, the
+ *          host time the call began, and whether it is the runtime's;
  *   ext    trlat's external correlation record: correlation id and the
  *          driver entry time of trlat's own launch record (the id trlat
  *          pushed); a kernel with one was launched through trlat;
@@ -24,8 +24,8 @@
  * A kernel's launch record may come before or after it: a kernel whose
  * api/ext record has not arrived waits (with its idle interval) in a
  * bounded pending map; the oldest is resolved without it when the map is
- * full or at drain (`unjoined`: counted as a runtime launch, never
- * starved). Launch records are remembered in a bounded map, oldest
+ * full or at drain (`unjoined`: neither driver nor runtime, never
+ * starved; the report decides by the host's records). Launch records are remembered in a bounded map, oldest
  * forgotten first.
  *
  * Starvation: an idle interval that ends with kernel K (no kernel running
@@ -57,7 +57,7 @@ struct trlat_gpu_limits {
     uint32_t window;      /* kernels held per device for start order */
     uint32_t max_kernels; /* distinct names; the rest fold into "(other)" */
     uint32_t max_streams; /* (device, stream) pairs with idle accounting */
-    uint32_t events;      /* kernel spans and starved intervals kept for TRLAT_TRACE */
+    uint32_t events;      /* kernels kept for TRLAT_TRACE, with their starved intervals */
 };
 void trlat_gpu_limits_default(struct trlat_gpu_limits *l);
 
@@ -65,7 +65,10 @@ struct trlat_gpu_kstat {
     char *name;                 /* as CUPTI gives it (mangled for C++) */
     struct trlat_stat gpu;      /* execution time per launch */
     uint64_t driver;            /* joined with one of trlat's launch records */
-    uint64_t runtime;           /* seen only through CUPTI */
+    uint64_t runtime;           /* launched by a CUDA runtime call */
+    uint64_t driver_api;        /* by a driver call without trlat's id: another
+                                   library's own, or trlat's if CUPTI gave no id */
+    uint64_t unjoined;          /* launch record never found (dropped, forgotten) */
     uint64_t untimed;           /* records CUPTI could not time */
     uint64_t starved_ns, starved_launches;               /* device idle ending with it */
     uint64_t stream_starved_ns, stream_starved_launches; /* its stream idle ending with it */
@@ -80,6 +83,7 @@ struct trlat_gpu_totals {
     uint64_t untimed;
     uint64_t late;          /* too late for start order: no idle accounting */
     uint64_t unjoined;      /* no launch record found */
+    uint64_t joined_ext;    /* joined with trlat's launch by its external id */
     uint64_t other;         /* launches folded into "(other)" */
     uint32_t devices;       /* devices seen */
     uint32_t pending;       /* kernels waiting for their launch record now */
@@ -101,7 +105,7 @@ struct trlat_gpu_fold;
 struct trlat_gpu_fold *trlat_gpu_fold_new(const struct trlat_gpu_limits *l);
 void trlat_gpu_fold_free(struct trlat_gpu_fold *g);
 
-void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start);
+void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start, int runtime);
 void trlat_gpu_fold_ext(struct trlat_gpu_fold *g, uint32_t corr, uint64_t ext);
 void trlat_gpu_fold_kernel(struct trlat_gpu_fold *g, const struct trlat_gpu_kernel *k);
 void trlat_gpu_fold_dropped(struct trlat_gpu_fold *g, uint64_t n);

@@ -25,6 +25,31 @@ static const char *mean(const struct trlat_stat *s, char *buf, size_t len)
 }
 
 #define TOP 10
+#define TOP_STARVED 5
+
+/* The kernels the GPU waited for longest (CUPTI). */
+static void starved_top(FILE *out, const struct trlat_fold *f)
+{
+    const struct trlat_kstats *top[TOP_STARVED] = {0};
+    for (size_t i = 0; i < f->n; i++) {
+        const struct trlat_kstats *k = f->k[i];
+        for (int j = 0; j < TOP_STARVED && k->starved_ns; j++)
+            if (!top[j] || k->starved_ns > top[j]->starved_ns) {
+                memmove(&top[j + 1], &top[j], (TOP_STARVED - 1 - (size_t)j) * sizeof top[0]);
+                top[j] = k;
+                break;
+            }
+    }
+    char a[32], name[49];
+    for (int j = 0; j < TOP_STARVED && top[j]; j++) {
+        snprintf(name, sizeof name, "%s", top[j]->name);
+        if (strlen(top[j]->name) > 48)
+            memcpy(name + 45, "...", 4);
+        fprintf(out, "trlat:   starved %10s before %-48s (%" PRIu64 " of %" PRIu64 " launches)\n",
+                human(top[j]->starved_ns, a, sizeof a), name, top[j]->starved_launches,
+                top[j]->from_driver + top[j]->from_runtime);
+    }
+}
 
 void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *path, uint64_t wall_ns)
 {
@@ -52,7 +77,10 @@ void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *pat
     }
     if (f->n > TOP)
         fprintf(out, "trlat: ... %zu more kernels in the report\n", f->n - TOP);
-    if (f->has_gpu && wall_ns)
-        fprintf(out, "trlat: GPU starved for the host %s (%.1f%% of the run)\n", human(starved, a, sizeof a),
+    if (f->has_gpu && wall_ns) {
+        fprintf(out, "trlat: GPU busy %s, starved for the host %s (%.1f%% of the run)\n",
+                human(f->gpu_busy_ns, b, sizeof b), human(starved, a, sizeof a),
                 100.0 * (double)starved / (double)wall_ns);
+        starved_top(out, f);
+    }
 }

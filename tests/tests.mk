@@ -69,3 +69,14 @@ $(TB)/gpu/clockbench: tests/gpu/clockbench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -o $@ $<
 gpu-build: $(TB)/gpu/clockbench
+
+# CUPTI (issue 3): a fake libcupti for the CUPTI-on path without a GPU, and
+# the minimal CUPTI client the GPU benchmark compares trlat with.
+$(TB)/fake/libcupti_fake.so: tests/fake/fake_cupti.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
+test-build: $(TB)/fake/libcupti_fake.so
+$(TB)/gpu/libcupti_min.so: tests/gpu/cupti_min.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I$(CUDA_HOME)/include -fPIC -shared -o $@ $< -ldl -lpthread
+gpu-build: $(TB)/gpu/libcupti_min.so

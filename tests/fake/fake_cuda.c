@@ -39,6 +39,7 @@ EXPORT unsigned long fake_cuda_calls(const char *entry)
 
 struct fake_fn {
     char name[128];
+    unsigned nparams, psize[64]; /* cuFuncGetParamInfo's answer (fake_cuda_set_params) */
 };
 static struct fake_fn fns[256];
 static int nfns;
@@ -201,4 +202,62 @@ CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags
     if (pfn)
         *pfn = p;
     return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- for the fast path's tests (fastpath/): parameter layouts, the
+ * current context, error strings, pointer attributes ---- */
+
+/* Declares a function's kernel parameters: n parameters of the given
+ * sizes, laid out at their natural alignment (as a real kernel's). */
+EXPORT int fake_cuda_set_params(CUfunction fn, unsigned n, const unsigned *sizes)
+{
+    struct fake_fn *f = (struct fake_fn *)fn;
+    if (!valid(fn) || n > 64)
+        return -1;
+    for (unsigned i = 0; i < n; i++)
+        f->psize[i] = sizes[i];
+    f->nparams = n;
+    return 0;
+}
+
+EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, size_t *size)
+{
+    if (!valid(fn) || !offset || !size)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fake_fn *f = (struct fake_fn *)fn;
+    if (index >= f->nparams)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t off = 0;
+    for (size_t i = 0;; i++) {
+        size_t s = f->psize[i], a = s >= 8 ? 8 : s ? s : 1;
+        off = (off + a - 1) / a * a;
+        if (i == index) {
+            *offset = off;
+            *size = s;
+            return CUDA_SUCCESS;
+        }
+        off += s;
+    }
+}
+
+EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+    *ctx = getenv("FAKE_CUDA_NO_CONTEXT") ? NULL : (CUcontext)(uintptr_t)0x2000;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGetErrorString(CUresult r, const char **s)
+{
+    static char buf[32];
+    snprintf(buf, sizeof buf, "fake error %d", (int)r);
+    *s = buf;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
+{
+    if (attr != CU_POINTER_ATTRIBUTE_DEVICE_POINTER)
+        return CUDA_ERROR_INVALID_VALUE;
+    *(CUdeviceptr *)data = p; /* unified addressing: the same address */
+    return CUDA_SUCCESS;
 }

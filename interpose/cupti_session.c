@@ -1,0 +1,460 @@
+/* The CUPTI session. Life cycle:
+ *   start   (trlat's first CUDA call, possibly inside the CUDA runtime's own
+ *           cuGetProcAddress calls): load libcupti, subscribe (another
+ *           subscriber -> stand aside), trlat's clock as CUPTI's timestamp
+ *           source, kernel activity, launch API records for the launch calls
+ *           only, external correlation, launch hooks;
+ *   running CUPTI's thread hands back full buffers: folded into the GPU fold
+ *           under fold_lock, buffer recycled (at most MAX_BUFS exist);
+ *   exit    a handler registered once CUPTI records (after the CUDA
+ *           runtime's and libcupti's own exit handlers were registered, so
+ *           it runs before them) force-flushes while CUDA and CUPTI are
+ *           intact; trlat's report then only reads the fold;
+ *   fork    the child keeps nothing: CUDA and CUPTI do not follow fork, the
+ *           child's report is host-only. */
+#include <cupti.h>
+
+#include "interpose/cupti_load.h"
+#include "interpose/cupti_session.h"
+#include "interpose/clock.h"
+#include "interpose/config.h"
+#include "interpose/launch.h"
+#include "interpose/log.h"
+#include "interpose/trlat.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
+#define BUF_SIZE ((size_t)1 << 20)
+#define MAX_BUFS 32
+#define MAX_TRACE_EVENTS (1u << 20)
+
+enum { ST_NONE, ST_OFF, ST_UNAVAILABLE, ST_ON };
+
+static int state;
+static char reason[320];
+static struct trlat_cupti_api api;
+static CUpti_SubscriberHandle subscriber;
+static int64_t ts_offset;  /* CUPTI time - trlat time, when CUPTI keeps its own clock */
+static atomic_int live;    /* launches are tagged and records folded */
+static atomic_int flushed; /* the exit flush ran: CUPTI is not called again */
+static atomic_int exit_hooks; /* exit flush registrations so far */
+static int enabled_kinds[8], nenabled;
+
+static pthread_mutex_t fold_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct trlat_gpu_fold *fold;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *pool_all[MAX_BUFS], *pool_free[MAX_BUFS];
+static int pool_n, pool_nfree;
+
+static const CUpti_CallbackId driver_launches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
+static const CUpti_CallbackId runtime_launches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int is_launch(const CUpti_CallbackId *ids, size_t n, CUpti_CallbackId cbid)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == cbid)
+            return 1;
+    return 0;
+}
+
+/* ---- state for the report ---- */
+
+const char *trlat_cupti_state(void)
+{
+    switch (state) {
+    case ST_OFF:
+        return "off";
+    case ST_ON:
+        return "on";
+    case ST_UNAVAILABLE:
+        return "unavailable";
+    default:
+        return NULL;
+    }
+}
+
+const char *trlat_cupti_reason(void)
+{
+    return state == ST_UNAVAILABLE ? reason : NULL;
+}
+
+struct trlat_gpu_fold *trlat_cupti_fold_lock(void)
+{
+    if (state != ST_ON)
+        return NULL;
+    pthread_mutex_lock(&fold_lock);
+    if (!fold)
+        pthread_mutex_unlock(&fold_lock);
+    return fold;
+}
+
+void trlat_cupti_fold_unlock(void)
+{
+    pthread_mutex_unlock(&fold_lock);
+}
+
+/* ---- launch hooks: trlat's own launches carry their driver entry time ---- */
+
+static void tag_launch(struct trlat_tstate *ts, struct trlat_launch *l)
+{
+    if (!atomic_load_explicit(&live, memory_order_relaxed))
+        return;
+    uint64_t id = trlat_now_ns();
+    if (api.push_external_id(EXT_KIND, id ? id : 1) == CUPTI_SUCCESS)
+        l->corr = id ? id : 1;
+}
+
+static void untag_launch(struct trlat_tstate *ts, struct trlat_launch *l)
+{
+    if (l->corr)
+        api.pop_external_id(EXT_KIND, NULL);
+}
+
+static const struct trlat_launch_hooks hooks = {.before = tag_launch, .after = untag_launch};
+
+/* ---- activity buffers ---- */
+
+static uint64_t CUPTIAPI timestamp_ns(void)
+{
+    return trlat_now_ns();
+}
+
+static inline uint64_t to_trlat(uint64_t t)
+{
+    int64_t v = (int64_t)t - ts_offset;
+    return t && v > 0 ? (uint64_t)v : 0;
+}
+
+static void fold_buffer(uint8_t *buf, size_t valid)
+{
+    CUpti_Activity *r = NULL;
+    /* Launch records first: a buffer holds a launch's records and usually
+     * its kernel's too. */
+    while (api.get_next_record(buf, valid, &r) == CUPTI_SUCCESS) {
+        if (r->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+            const CUpti_ActivityExternalCorrelation *e = (const void *)r;
+            if (e->externalKind == EXT_KIND)
+                trlat_gpu_fold_ext(fold, e->correlationId, e->externalId);
+        } else if (r->kind == CUPTI_ACTIVITY_KIND_DRIVER || r->kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
+            const CUpti_ActivityAPI *a = (const void *)r;
+            int launch = r->kind == CUPTI_ACTIVITY_KIND_DRIVER
+                             ? is_launch(driver_launches, COUNT(driver_launches), a->cbid)
+                             : is_launch(runtime_launches, COUNT(runtime_launches), a->cbid);
+            if (launch)
+                trlat_gpu_fold_api(fold, a->correlationId, to_trlat(a->start), r->kind == CUPTI_ACTIVITY_KIND_RUNTIME);
+        }
+    }
+    r = NULL;
+    while (api.get_next_record(buf, valid, &r) == CUPTI_SUCCESS) {
+        if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && r->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+            continue;
+        /* Only fields every kernel record version since CUpti_ActivityKernel4
+         * has at the same offsets: an older libcupti gives older records. */
+        const CUpti_ActivityKernel10 *k = (const void *)r;
+        struct trlat_gpu_kernel g = {.corr = k->correlationId, .device = k->deviceId, .stream = k->streamId,
+                                     .start = to_trlat(k->start), .end = to_trlat(k->end), .name = k->name};
+        trlat_gpu_fold_kernel(fold, &g);
+    }
+}
+
+_Static_assert(offsetof(CUpti_ActivityKernel10, start) == offsetof(CUpti_ActivityKernel4, start) &&
+                   offsetof(CUpti_ActivityKernel10, end) == offsetof(CUpti_ActivityKernel4, end) &&
+                   offsetof(CUpti_ActivityKernel10, deviceId) == offsetof(CUpti_ActivityKernel4, deviceId) &&
+                   offsetof(CUpti_ActivityKernel10, streamId) == offsetof(CUpti_ActivityKernel4, streamId) &&
+                   offsetof(CUpti_ActivityKernel10, correlationId) == offsetof(CUpti_ActivityKernel4, correlationId) &&
+                   offsetof(CUpti_ActivityKernel10, name) == offsetof(CUpti_ActivityKernel4, name),
+               "kernel record fields moved");
+
+static void exit_flush(void);
+
+/* The exit flush is registered when CUPTI asks for its first buffer and
+ * again when it hands the first one back (surely after the CUDA runtime
+ * registered its own exit handlers): the last registration runs first. */
+static void register_exit_flush(int nth)
+{
+    int expected = nth - 1;
+    if (atomic_compare_exchange_strong(&exit_hooks, &expected, nth) && atexit(exit_flush) != 0) {
+        static atomic_flag once;
+        trlat_log_once(&once, "could not register CUPTI's exit flush; GPU records are flushed with the report");
+    }
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = NULL;
+    *size = 0;
+    *max_records = 0;
+    if (!atomic_load(&live))
+        return;
+    pthread_mutex_lock(&pool_lock);
+    uint8_t *b = pool_nfree ? pool_free[--pool_nfree] : NULL;
+    if (!b && pool_n < MAX_BUFS && (b = malloc(BUF_SIZE)))
+        pool_all[pool_n++] = b;
+    pthread_mutex_unlock(&pool_lock);
+    if (!b) {
+        static atomic_flag once;
+        trlat_log_once(&once, "CUPTI asked for more than %d activity buffers of %zu KiB; it drops records until one "
+                              "is folded", MAX_BUFS, BUF_SIZE >> 10);
+        return;
+    }
+    *buffer = b;
+    *size = BUF_SIZE;
+    register_exit_flush(1);
+}
+
+static void recycle(uint8_t *buf)
+{
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < pool_n; i++)
+        if (pool_all[i] == buf && pool_nfree < MAX_BUFS) {
+            pool_free[pool_nfree++] = buf;
+            break;
+        }
+    /* A buffer that is not trlat's (another client's, handed to trlat's
+     * callback) is left alone. */
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid)
+{
+    size_t dropped = 0;
+    if (atomic_load(&live))
+        api.get_num_dropped(ctx, stream, &dropped);
+    pthread_mutex_lock(&fold_lock);
+    if (fold && buf && (atomic_load(&live) || !atomic_load(&flushed))) {
+        if (valid)
+            fold_buffer(buf, valid);
+        if (dropped)
+            trlat_gpu_fold_dropped(fold, dropped);
+    }
+    pthread_mutex_unlock(&fold_lock);
+    if (buf)
+        recycle(buf);
+    if (atomic_load(&live))
+        register_exit_flush(2);
+}
+
+/* ---- start, flush, fork ---- */
+
+static void unavailable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void unavailable(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    state = ST_UNAVAILABLE;
+    trlat_log("CUPTI unavailable, the report has host times only: %s", reason);
+}
+
+static const char *errstr(CUptiResult rc)
+{
+    const char *s = NULL;
+    if (api.get_result_string && api.get_result_string(rc, &s) == CUPTI_SUCCESS && s)
+        return s;
+    return "unknown CUPTI error";
+}
+
+/* Undoes a start that failed half way, so that another client finds
+ * CUPTI as it was. */
+static void stop(void)
+{
+    for (int i = nenabled - 1; i >= 0; i--)
+        api.disable((CUpti_ActivityKind)enabled_kinds[i]);
+    nenabled = 0;
+    for (size_t i = 0; api.enable_driver_api && i < COUNT(driver_launches); i++)
+        api.enable_driver_api(driver_launches[i], 0);
+    for (size_t i = 0; api.enable_runtime_api && i < COUNT(runtime_launches); i++)
+        api.enable_runtime_api(runtime_launches[i], 0);
+    api.unsubscribe(subscriber);
+    pthread_mutex_lock(&fold_lock);
+    trlat_gpu_fold_free(fold);
+    fold = NULL;
+    pthread_mutex_unlock(&fold_lock);
+}
+
+static CUptiResult enable(CUpti_ActivityKind kind)
+{
+    CUptiResult rc = api.enable(kind);
+    if (rc == CUPTI_SUCCESS && nenabled < (int)COUNT(enabled_kinds))
+        enabled_kinds[nenabled++] = kind;
+    return rc;
+}
+
+/* Launch API records for the launch calls only (their start is the host
+ * time a runtime launch began; trlat's external ids ride on them). */
+static CUptiResult enable_launch_records(void)
+{
+    CUptiResult rc = CUPTI_SUCCESS;
+    if (api.enable_driver_api) {
+        for (size_t i = 0; i < COUNT(driver_launches); i++)
+            api.enable_driver_api(driver_launches[i], 1);
+    } else if ((rc = enable(CUPTI_ACTIVITY_KIND_DRIVER)) != CUPTI_SUCCESS) {
+        return rc;
+    }
+    if (api.enable_runtime_api) {
+        for (size_t i = 0; i < COUNT(runtime_launches); i++)
+            api.enable_runtime_api(runtime_launches[i], 1);
+    } else if ((rc = enable(CUPTI_ACTIVITY_KIND_RUNTIME)) != CUPTI_SUCCESS) {
+        return rc;
+    }
+    if (!api.enable_driver_api || !api.enable_runtime_api)
+        trlat_log("%s predates per-call API records: every CUDA API call is recorded (slower)", api.path);
+    return rc;
+}
+
+/* NULL, or what failed (with *rc). */
+static const char *enable_records(CUptiResult *rc)
+{
+    if ((*rc = api.register_callbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS)
+        return "cuptiActivityRegisterCallbacks";
+    if ((*rc = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)
+        return "kernel activity";
+    if ((*rc = enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) != CUPTI_SUCCESS)
+        return "external correlation";
+    if ((*rc = enable_launch_records()) != CUPTI_SUCCESS)
+        return "launch API records";
+    return NULL;
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void *data)
+{
+}
+
+static void start(void)
+{
+    long mode = trlat_config(TRLAT_OPT_CUPTI);
+    if (mode == TRLAT_CUPTI_OFF) {
+        state = ST_OFF;
+        return;
+    }
+    const char *inj = getenv("CUDA_INJECTION64_PATH");
+    if (mode == TRLAT_CUPTI_AUTO && inj && *inj) {
+        unavailable("CUDA_INJECTION64_PATH is set (a profiler brings its own CUPTI client); trlat stands aside "
+                    "(TRLAT_CUPTI=1 overrides)");
+        return;
+    }
+    char why[256];
+    if (trlat_cupti_load(&api, why, sizeof why) != 0) {
+        unavailable("%s", why);
+        return;
+    }
+    CUptiResult rc = api.subscribe(&subscriber, on_callback, NULL);
+    if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        unavailable("another CUPTI client is subscribed in this process (CUPTI error 39); trlat stands aside");
+        return;
+    }
+    if (rc != CUPTI_SUCCESS) {
+        unavailable("cuptiSubscribe failed: %s (error %d, %s)", errstr(rc), (int)rc, api.path);
+        return;
+    }
+    struct trlat_gpu_limits lim;
+    trlat_gpu_limits_default(&lim);
+    long trace = trlat_config(TRLAT_OPT_TRACE);
+    lim.events = trace > (long)MAX_TRACE_EVENTS ? MAX_TRACE_EVENTS : (uint32_t)trace;
+    if (!(fold = trlat_gpu_fold_new(&lim))) {
+        stop();
+        unavailable("out of memory for the GPU records");
+        return;
+    }
+    if (api.set_attribute) { /* one buffer stream, in record order, not one per thread */
+        uint8_t no = 0;
+        size_t sz = sizeof no;
+        api.set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &sz, &no);
+    }
+    if (!api.register_timestamp_callback || api.register_timestamp_callback(timestamp_ns) != CUPTI_SUCCESS) {
+        uint64_t c = 0;
+        if (api.get_timestamp && api.get_timestamp(&c) == CUPTI_SUCCESS && c)
+            ts_offset = (int64_t)c - (int64_t)trlat_now_ns();
+        else /* CUPTI's default on Linux: CLOCK_REALTIME */
+            ts_offset = (int64_t)trlat_clk.epoch_real_ns;
+    }
+    atomic_store(&live, 1); /* buffers may be asked for as soon as a kind is on */
+    const char *what = enable_records(&rc);
+    if (what) {
+        atomic_store(&live, 0);
+        stop();
+        unavailable("%s failed: %s (error %d)", what, errstr(rc), (int)rc);
+        return;
+    }
+    if (trlat_launch_add_hooks(&hooks) != 0) {
+        atomic_store(&live, 0);
+        stop();
+        unavailable("no free launch hook for CUPTI's correlation");
+        return;
+    }
+    state = ST_ON;
+}
+
+static void flush_now(void)
+{
+    if (atomic_exchange(&flushed, 1))
+        return;
+    /* A client started later (torch.profiler) may have put its own buffer
+     * callbacks in place, and be gone by now: take the buffers back. */
+    api.register_callbacks(buffer_requested, buffer_completed);
+    api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    atomic_store(&live, 0);
+}
+
+static void exit_flush(void)
+{
+    if (state == ST_ON && atomic_load(&live))
+        flush_now();
+}
+
+/* trlat's exit sequence. When CUPTI never asked for a buffer it recorded
+ * nothing, and the exit flush was not registered: CUPTI is not called (its
+ * own exit handlers may have run already). */
+static void flush(void)
+{
+    if (state == ST_ON && atomic_load(&exit_hooks) && atomic_load(&live))
+        flush_now();
+    atomic_store(&live, 0);
+}
+
+static void fork_child(void)
+{
+    pthread_mutex_init(&fold_lock, NULL);
+    pthread_mutex_init(&pool_lock, NULL);
+    atomic_store(&live, 0);
+    atomic_store(&flushed, 1);
+    fold = NULL; /* the parent's records are not this process's */
+    pool_n = pool_nfree = 0;
+    if (state == ST_ON) {
+        state = ST_UNAVAILABLE;
+        snprintf(reason, sizeof reason, "forked child: CUDA and CUPTI do not follow fork(); host times only");
+    }
+}
+
+static const struct trlat_module cupti_module = {
+    .name = "cupti", .start = start, .flush = flush, .after_fork_child = fork_child};
+
+__attribute__((constructor)) static void register_cupti(void)
+{
+    trlat_module_register(&cupti_module);
+}

@@ -1,0 +1,198 @@
+/* CUPTI's part of the report: moves the GPU fold into the report's fold
+ * (per-kernel GPU time, launches seen only through CUPTI, starvation, GPU
+ * busy time), adds a "gpu" object with the fold's own counters, and writes
+ * the "gpu" and "starved" events for TRLAT_TRACE. C++ kernel names are
+ * demangled here when the process has __cxa_demangle. */
+#include "interpose/cupti_session.h"
+#include "interpose/log.h"
+#include "interpose/real.h"
+#include "report/json.h"
+#include "report/writer.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Report entry of each GPU fold kernel, for the events (valid until the
+ * report fold is freed). */
+static struct trlat_kstats **entry_of;
+static size_t nentries;
+static struct trlat_gpu_totals totals;
+static int have_totals;
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static char *demangle(const char *name)
+{
+    static demangle_fn fn;
+    static int looked;
+    if (strncmp(name, "_Z", 2) != 0)
+        return NULL;
+    if (!looked) {
+        /* the global scope, else a C++ runtime some library loaded locally */
+        fn = (demangle_fn)trlat_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        static const char *const libs[] = {"libstdc++.so.6", "libc++abi.so.1", NULL};
+        for (int i = 0; !fn && libs[i]; i++) {
+            void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+            if (h)
+                fn = (demangle_fn)trlat_real_dlsym(h, "__cxa_demangle");
+        }
+        looked = 1;
+    }
+    int status = -1;
+    char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
+    if (status != 0) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static struct trlat_kstats *find(struct trlat_fold *f, const char *name)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->k[i]->name, name) == 0)
+            return f->k[i];
+    return NULL;
+}
+
+/* The entry for a CUPTI name: the host's entry when trlat's launches used
+ * the same (possibly mangled) name, else one under the demangled name. */
+static struct trlat_kstats *entry_for(struct trlat_fold *f, const char *name)
+{
+    struct trlat_kstats *k = find(f, name);
+    if (k)
+        return k;
+    char *d = demangle(name);
+    k = trlat_fold_kernel(f, d ? d : name);
+    free(d);
+    return k;
+}
+
+static void contribute(struct trlat_fold *f)
+{
+    trlat_report_cupti_state = trlat_cupti_state();
+    trlat_report_cupti_reason = trlat_cupti_reason();
+    struct trlat_gpu_fold *g = trlat_cupti_fold_lock();
+    if (!g)
+        return;
+    trlat_gpu_fold_drain(g);
+    trlat_gpu_fold_totals(g, &totals);
+    have_totals = 1;
+    nentries = trlat_gpu_fold_count(g);
+    entry_of = calloc(nentries ? nentries : 1, sizeof *entry_of);
+    for (size_t i = 0; i < nentries; i++) {
+        const struct trlat_gpu_kstat *gk = trlat_gpu_fold_at(g, i);
+        struct trlat_kstats *k = entry_for(f, gk->name);
+        if (!k)
+            continue;
+        if (entry_of)
+            entry_of[i] = k;
+        k->has_gpu = 1;
+        trlat_stat_merge(&k->gpu, &gk->gpu);
+        /* Launched by a driver call without trlat's id, or with its launch
+         * record lost: trlat's own launch when trlat launched that kernel
+         * (already counted), else one seen only through CUPTI. */
+        k->from_runtime += gk->runtime + (k->from_driver ? 0 : gk->driver_api + gk->unjoined);
+        k->starved_ns += gk->starved_ns;
+        k->starved_launches += gk->starved_launches;
+    }
+    f->has_gpu = 1;
+    f->gpu_busy_ns = totals.busy_ns;
+    f->dropped_records = totals.dropped;
+    trlat_cupti_fold_unlock();
+    if (totals.dropped || totals.untimed)
+        trlat_log("CUPTI: %llu activity records dropped, %llu kernels without GPU timestamps (still running at "
+                  "exit?); GPU totals leave them out", (unsigned long long)totals.dropped,
+                  (unsigned long long)totals.untimed);
+}
+
+static void section(struct trlat_json *j)
+{
+    if (!have_totals)
+        return;
+    trlat_json_obj(j, "gpu");
+    trlat_json_u64(j, "kernel_records", totals.kernels);
+    trlat_json_u64(j, "devices", totals.devices);
+    trlat_json_u64(j, "busy_ns", totals.busy_ns);
+    trlat_json_u64(j, "starved_ns", totals.starved_ns);
+    trlat_json_u64(j, "starved_launches", totals.starved_launches);
+    trlat_json_u64(j, "stream_starved_ns", totals.stream_starved_ns);
+    trlat_json_u64(j, "dropped_records", totals.dropped);
+    trlat_json_u64(j, "untimed_records", totals.untimed);
+    trlat_json_u64(j, "late_records", totals.late);
+    trlat_json_u64(j, "unjoined_records", totals.unjoined);
+    trlat_json_u64(j, "joined_by_trlat_id", totals.joined_ext);
+    trlat_json_u64(j, "other_kernel_records", totals.other);
+    trlat_json_end_obj(j);
+}
+
+struct evs {
+    struct trlat_gpu_event *v;
+    size_t n, cap;
+};
+
+static void collect(const struct trlat_gpu_event *e, void *arg)
+{
+    struct evs *l = arg;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 1024;
+        struct trlat_gpu_event *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *e;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct trlat_gpu_event *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->kind < y->kind ? 1 : x->kind > y->kind ? -1 : 0; /* a starved interval before its kernel */
+}
+
+static void write_events(struct trlat_json *j, struct trlat_fold *f, uint64_t first_ns)
+{
+    struct trlat_gpu_fold *g = trlat_cupti_fold_lock();
+    if (!g)
+        return;
+    struct evs l = {0};
+    trlat_gpu_fold_events(g, collect, &l);
+    trlat_cupti_fold_unlock();
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, by_start);
+    for (size_t i = 0; i < l.n; i++) {
+        const struct trlat_gpu_event *e = &l.v[i];
+        if (e->end < first_ns || !entry_of || e->kernel >= nentries || !entry_of[e->kernel])
+            continue;
+        trlat_json_obj(j, NULL);
+        trlat_json_str(j, "kind", e->kind == TRLAT_GPU_EV_KERNEL ? "gpu" : "starved");
+        if (e->kind != TRLAT_GPU_EV_KERNEL)
+            trlat_json_str(j, "scope", e->kind == TRLAT_GPU_EV_STARVED_DEVICE ? "device" : "stream");
+        trlat_json_str(j, "kernel", entry_of[e->kernel]->name);
+        trlat_json_u64(j, "device", e->device);
+        trlat_json_u64(j, "stream", e->stream);
+        trlat_json_u64(j, "start_ns", e->start);
+        trlat_json_u64(j, "end_ns", e->end);
+        if (e->kind == TRLAT_GPU_EV_KERNEL) {
+            if (e->driver)
+                trlat_json_u64(j, "corr", e->ext);
+            else
+                trlat_json_null(j, "corr");
+            trlat_json_u64(j, "cupti_corr", e->corr);
+            trlat_json_str(j, "source", e->driver ? "driver" : "runtime");
+        }
+        trlat_json_end_obj(j);
+    }
+    free(l.v);
+}
+
+__attribute__((constructor)) static void register_gpu_report(void)
+{
+    trlat_report_add_contributor(contribute);
+    trlat_report_add_section(section);
+    trlat_report_add_event_writer(write_events);
+}
