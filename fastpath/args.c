@@ -1,0 +1,410 @@
+/* The key's Python half: one call's arguments read as Triton 3.6 reads
+ * them, turned into key bytes (fp.h's classes) and the parameter values a
+ * value-mode replay writes into its slots. What Triton does, by file:
+ *   jit.py run(): kwargs["debug"] = kwargs.get("debug", self.debug) or
+ *     knobs.runtime.debug; kwargs["instrumentation_mode"] = knobs...; the
+ *     binder binds the rest; options = the keywords that are not
+ *     parameters, in call order; key = str(specialization) + str(options).
+ *   jit.py create_function_from_signature(): constexpr parameters key by
+ *     value; annotated ones take the annotation as type; others go through
+ *     specialize_impl(arg, is_const, specialize=not do_not_specialize,
+ *     align=not do_not_specialize_on_alignment).
+ *   specialize.cc specialize_arg(): dispatch on the exact type: int, bool,
+ *     float, tuple, torch.Tensor (a tensor subclass goes through its
+ *     data_ptr attribute), None -> ("constexpr", None).
+ * Anything else (tuples, tensor descriptors, constexpr objects, functions,
+ * other numbers) is a fallback: the key could not describe it. */
+#include "fastpath/fp_py.h"
+
+static int is_name(PyObject *s, PyObject *interned)
+{
+    if (s == interned)
+        return 1;
+    int r = PY(PyUnicode_Compare)(s, interned);
+    if (r == -1 && PY(PyErr_Occurred)())
+        PY(PyErr_Clear)();
+    return r == 0;
+}
+
+int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    c->jitfn = jitfn;
+    c->L = NULL;
+    c->device_obj = NULL;
+    c->pos = args;
+    c->npos = nargs;
+    c->grid = grid;
+    c->warmup = 0;
+    c->getitem = 1;
+    c->nkw = 0;
+    Py_ssize_t nk = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
+    if (nk > FP_MAX_KW)
+        return -1;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        c->kwn[i] = PY(PyTuple_GetItem)(kwnames, i);
+        c->kwv[i] = args[nargs + i];
+    }
+    c->nkw = (unsigned)nk;
+    return 0;
+}
+
+int fp_call_from_dict(struct fp_call *c, PyObject *jitfn, PyObject *args, PyObject *kwargs)
+{
+    c->jitfn = jitfn;
+    c->L = NULL;
+    c->device_obj = NULL;
+    c->grid = NULL;
+    c->warmup = 0;
+    c->nkw = 0;
+    c->getitem = 0;
+    Py_ssize_t n = args ? PY(PyTuple_Size)(args) : 0;
+    if (n < 0 || n > FP_MAX_ARGS) {
+        PY(PyErr_Clear)();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        c->posbuf[i] = PY(PyTuple_GetItem)(args, i);
+    c->pos = c->posbuf;
+    c->npos = n;
+    Py_ssize_t it = 0;
+    PyObject *k, *v;
+    while (kwargs && PY(PyDict_Next)(kwargs, &it, &k, &v)) {
+        if (FP_TYPE(k) != fpy.t_str)
+            return -1;
+        if (is_name(k, fpy.s_grid)) {
+            c->grid = v;
+        } else if (is_name(k, fpy.s_warmup)) {
+            int t = PY(PyObject_IsTrue)(v);
+            if (t < 0) {
+                PY(PyErr_Clear)();
+                return -1;
+            }
+            c->warmup = t;
+        } else {
+            if (c->nkw == FP_MAX_KW)
+                return -1;
+            c->kwn[c->nkw] = k;
+            c->kwv[c->nkw++] = v;
+        }
+    }
+    return 0;
+}
+
+void fp_call_release(struct fp_call *c)
+{
+    if (c->device_obj) {
+        PY(Py_DecRef)(c->device_obj);
+        c->device_obj = NULL;
+    }
+}
+
+/* A value keyed exactly: constexprs, options, annotated parameters. */
+static int key_value(struct fp_key *k, PyObject *v)
+{
+    void *t = FP_TYPE(v);
+    if (v == fpy.o_none) {
+        fp_key_u64(k, FP_T_NONE);
+    } else if (t == fpy.t_bool) {
+        fp_key_u64(k, FP_T_BOOL | (uint64_t)(v == fpy.o_true) << 8);
+    } else if (t == fpy.t_long) {
+        int ovf = 0;
+        long long x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
+        if (x == -1 && PY(PyErr_Occurred)()) {
+            PY(PyErr_Clear)();
+            return -1;
+        }
+        if (ovf) {
+            unsigned long long u = PY(PyLong_AsUnsignedLongLong)(v);
+            if (PY(PyErr_Occurred)()) {
+                PY(PyErr_Clear)();
+                return -1;
+            }
+            fp_key_u64(k, FP_T_UINT);
+            fp_key_u64(k, u);
+        } else {
+            fp_key_u64(k, FP_T_INT);
+            fp_key_u64(k, (uint64_t)x);
+        }
+    } else if (t == fpy.t_float) {
+        double d = PY(PyFloat_AsDouble)(v);
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        fp_key_u64(k, FP_T_FLOAT);
+        fp_key_u64(k, bits);
+    } else if (t == fpy.t_str) {
+        Py_ssize_t n;
+        const char *s = PY(PyUnicode_AsUTF8AndSize)(v, &n);
+        if (!s) {
+            PY(PyErr_Clear)();
+            return -1;
+        }
+        fp_key_u64(k, FP_T_STR);
+        fp_key_text(k, s, (size_t)n);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static int is_tensor(PyObject *v)
+{
+    void *t = FP_TYPE(v);
+    return t == fpy.t_tensor || (fpy.t_param && t == fpy.t_param);
+}
+
+static void add_ref(struct fp_call *c, PyObject *o, int *ok)
+{
+    for (unsigned i = 0; i < c->nrefs; i++)
+        if (c->refs[i] == o)
+            return;
+    if (c->nrefs == FP_MAX_REFS)
+        *ok = 0;
+    else
+        c->refs[c->nrefs++] = o;
+}
+
+/* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr(). */
+static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+{
+    PyObject *dt = PY(PyObject_GetAttr)(v, fpy.s_dtype);
+    if (!dt)
+        goto fail;
+    PY(Py_DecRef)(dt);
+    *dtype = dt;
+    PyObject *ic = PY(PyObject_GetAttr)(v, fpy.s_is_cuda);
+    if (!ic)
+        goto fail;
+    PY(Py_DecRef)(ic);
+    if (ic != fpy.o_true && ic != fpy.o_false)
+        return -1;
+    *cuda = ic == fpy.o_true;
+    PyObject *argv[2] = {NULL, v};
+    PyObject *p = PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    if (!p)
+        goto fail;
+    /* addresses fit an int64: the signed conversion skips the byte-array path */
+    int ovf = 0;
+    long long sv = PY(PyLong_AsLongLongAndOverflow)(p, &ovf);
+    *ptr = (uint64_t)sv;
+    if (ovf || sv < 0) {
+        PY(PyErr_Clear)();
+        *ptr = PY(PyLong_AsUnsignedLongLong)(p);
+    }
+    PY(Py_DecRef)(p);
+    if (PY(PyErr_Occurred)())
+        goto fail;
+    return 0;
+fail:
+    PY(PyErr_Clear)();
+    return -1;
+}
+
+static int key_param(struct fp_call *c, unsigned j, PyObject *v)
+{
+    const struct fp_param *P = &c->L->p[j];
+    struct fp_key *k = &c->key;
+    fp_key_u64(k, FP_T_PARAM | (uint64_t)j << 8);
+    if (P->constexpr_)
+        return key_value(k, v) ? FP_R_ARGTYPE + 1 : 0;
+    struct fp_want *w = &c->want[c->nwant];
+    w->arg = (uint16_t)j;
+    w->val = 0;
+    if (is_tensor(v)) {
+        PyObject *dtype;
+        int cuda, ok = 1;
+        uint64_t ptr;
+        if (read_tensor(v, &dtype, &cuda, &ptr))
+            return FP_R_ARGTYPE + 1;
+        add_ref(c, dtype, &ok);
+        if (!ok)
+            return FP_R_ARGTYPE + 1;
+        /* handle_tensor: key "D" when specialized, aligned and 16-byte aligned */
+        int spec = !P->dns, d16 = spec && !P->dnsa && (ptr & 15) == 0;
+        fp_key_u64(k, FP_T_TENSOR | (uint64_t)cuda << 8 | (uint64_t)d16 << 9);
+        fp_key_u64(k, (uint64_t)(uintptr_t)dtype);
+        if (P->annotated)
+            fp_key_u64(k, ptr);
+        w->spec = P->annotated ? FP_S_FIXED : FP_S_PTR;
+        w->val = ptr;
+        c->nwant++;
+        return 0;
+    }
+    if (P->annotated) {
+        /* ("ann",) + specialize(...)[1:]: the annotation is the type; the
+         * exact value decides the rest. Always a kernel parameter. */
+        if (key_value(k, v))
+            return FP_R_ARGTYPE + 1;
+        w->spec = FP_S_FIXED;
+        c->nwant++;
+        return 0;
+    }
+    void *t = FP_TYPE(v);
+    if (t == fpy.t_long) {
+        int ovf = 0, is_u64 = 0;
+        uint64_t bits;
+        long long x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
+        if (x == -1 && PY(PyErr_Occurred)()) {
+            PY(PyErr_Clear)();
+            return FP_R_ARGTYPE + 1;
+        }
+        if (ovf) {
+            bits = PY(PyLong_AsUnsignedLongLong)(v);
+            if (PY(PyErr_Occurred)()) { /* Triton raises OverflowError */
+                PY(PyErr_Clear)();
+                return FP_R_ARGTYPE + 1;
+            }
+            is_u64 = 1;
+        } else {
+            bits = (uint64_t)x;
+        }
+        int d16, spec = fp_int_spec(is_u64, bits, !P->dns, !P->dnsa, &d16);
+        fp_key_u64(k, FP_T_INT | (uint64_t)spec << 8 | (uint64_t)d16 << 16);
+        if (spec == FP_S_CONST)
+            return 0; /* ("constexpr", 1): not a kernel parameter */
+        w->spec = (uint8_t)spec;
+        w->val = spec == FP_S_I32 ? (uint64_t)(uint32_t)(int32_t)(int64_t)bits : bits;
+        c->nwant++;
+        return 0;
+    }
+    if (t == fpy.t_float) {
+        double d = PY(PyFloat_AsDouble)(v);
+        fp_key_u64(k, FP_T_FLOAT);
+        w->spec = FP_S_FP32;
+        w->val = fp_float_bits(d);
+        c->nwant++;
+        return 0;
+    }
+    if (t == fpy.t_bool) {
+        fp_key_u64(k, FP_T_BOOL);
+        w->spec = FP_S_U1;
+        w->val = v == fpy.o_true;
+        c->nwant++;
+        return 0;
+    }
+    if (v == fpy.o_none) {
+        fp_key_u64(k, FP_T_NONE); /* ("constexpr", None) */
+        return 0;
+    }
+    return FP_R_ARGTYPE + 1;
+}
+
+static int read_device(struct fp_call *c)
+{
+    PyObject *gd = fp_get_device_fn(), *gs = fp_get_stream_fn();
+    PyObject *dev = PY(PyObject_Vectorcall)(gd, NULL, 0, NULL);
+    if (!dev || FP_TYPE(dev) != fpy.t_long)
+        goto fail;
+    c->device_obj = dev;
+    c->device = PY(PyLong_AsLong)(dev);
+    PyObject *s = PY(PyObject_Vectorcall)(gs, &dev, 1, NULL);
+    if (!s)
+        goto fail;
+    c->stream = PY(PyLong_AsUnsignedLongLong)(s);
+    PY(Py_DecRef)(s);
+    if (PY(PyErr_Occurred)())
+        goto fail;
+    return 0;
+fail:
+    PY(PyErr_Clear)();
+    return -1;
+}
+
+int fp_call_key(struct fp_call *c)
+{
+    struct fp_layout *L = c->L;
+    if ((size_t)c->npos > L->n)
+        return FP_R_BINDING + 1; /* the binder raises TypeError */
+    memset(c->vals, 0, L->n * sizeof c->vals[0]);
+    for (Py_ssize_t i = 0; i < c->npos; i++)
+        c->vals[i] = c->pos[i];
+    int opts[FP_MAX_KW], nopts = 0, ui_debug = -1, ui_instr = -1;
+    for (unsigned i = 0; i < c->nkw; i++) {
+        int j = fp_layout_kwindex(L, c->kwn[i]);
+        if (j >= 0) {
+            if (c->vals[j])
+                return FP_R_BINDING + 1; /* multiple values: TypeError */
+            c->vals[j] = c->kwv[i];
+            continue;
+        }
+        if (is_name(c->kwn[i], fpy.s_debug))
+            ui_debug = (int)i;
+        else if (is_name(c->kwn[i], fpy.s_instrumentation_mode))
+            ui_instr = (int)i;
+        opts[nopts++] = (int)i;
+    }
+    for (unsigned j = 0; j < L->n; j++)
+        if (!c->vals[j]) {
+            if (!L->p[j].dflt)
+                return FP_R_BINDING + 1; /* missing argument: TypeError */
+            c->vals[j] = L->p[j].dflt;
+        }
+    if (read_device(c))
+        return FP_R_DEVICE + 1;
+
+    struct fp_key *k = &c->key;
+    fp_key_reset(k);
+    fp_key_u64(k, L->id);
+    fp_key_u64(k, (uint64_t)c->device);
+    fp_key_u64(k, (uint64_t)fp_conf.mode);
+    c->nwant = 0;
+    c->nrefs = 0;
+    for (unsigned j = 0; j < L->n; j++) {
+        int r = key_param(c, j, c->vals[j]);
+        if (r)
+            return r;
+    }
+    /* options in call order, debug and instrumentation_mode where run()
+     * put them (in place when given, else appended in that order) */
+    PyObject *dbg = ui_debug >= 0 ? c->kwv[ui_debug] : L->jdebug;
+    int t = PY(PyObject_IsTrue)(dbg);
+    if (t < 0) {
+        PY(PyErr_Clear)();
+        return FP_R_KWARGS + 1;
+    }
+    PyObject *eff_debug = t ? dbg : fp_knob_debug();
+    for (int i = 0; i < nopts; i++) {
+        int o = opts[i];
+        Py_ssize_t n;
+        const char *s = PY(PyUnicode_AsUTF8AndSize)(c->kwn[o], &n);
+        if (!s) {
+            PY(PyErr_Clear)();
+            return FP_R_KWARGS + 1;
+        }
+        fp_key_u64(k, FP_T_OPTION);
+        fp_key_text(k, s, (size_t)n);
+        PyObject *v = o == ui_debug ? eff_debug : o == ui_instr ? fp_knob_instr() : c->kwv[o];
+        if (key_value(k, v))
+            return FP_R_KWARGS + 1;
+    }
+    if (ui_debug < 0) {
+        fp_key_u64(k, FP_T_DEBUG);
+        if (key_value(k, eff_debug))
+            return FP_R_KNOBS + 1;
+    }
+    if (ui_instr < 0) {
+        fp_key_u64(k, FP_T_INSTR);
+        if (key_value(k, fp_knob_instr()))
+            return FP_R_KNOBS + 1;
+    }
+    if (fp_conf.mode == FP_MODE_IDENT) { /* identical mode: every value and the stream */
+        fp_key_u64(k, c->stream);
+        for (unsigned i = 0; i < c->nwant; i++)
+            fp_key_u64(k, c->want[i].val);
+    }
+    if (k->overflow)
+        return FP_R_ARGTYPE + 1;
+    fp_key_finish(k);
+    return 0;
+}
+
+PyObject *fp_call_bound_dict(const struct fp_call *c)
+{
+    PyObject *d = PY(PyDict_New)();
+    for (unsigned j = 0; d && j < c->L->n; j++)
+        if (PY(PyDict_SetItem)(d, c->L->p[j].name, c->vals[j]) < 0) {
+            PY(Py_DecRef)(d);
+            d = NULL;
+        }
+    return d;
+}

@@ -1,0 +1,430 @@
+/* The launch memo behind fastpath.h: trlat_fastpath_before looks the call
+ * up and replays on a hit; on a miss it marks the thread as capturing, and
+ * trlat_fastpath_after stores the block the call launched (exactly one
+ * launch, a normal return, the kernel found in Triton's cache). Also the
+ * module: options at start, counters in the report, fork. */
+#include "fastpath/fastpath.h"
+#include "fastpath/fp_py.h"
+#include "interpose/config.h"
+#include "interpose/log.h"
+#include "interpose/trlat.h"
+#include "report/writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct fp_conf fp_conf;
+struct fp_memo fp_memo;
+static int forked;
+
+struct fp_state {
+    struct fp_call c;
+    struct fp_capture cap;
+};
+
+void fp_count(struct fp_layout *L, int what, int reason)
+{
+    struct fp_stat *s = L ? L->stat : fp_stat_get("(other)");
+    if (!s)
+        return;
+    if (what == FP_HIT)
+        s->hits++;
+    else if (what == FP_MISS)
+        s->misses++;
+    else if (reason >= 0 && reason < FP_R_COUNT)
+        s->reasons[reason]++;
+}
+
+static void entry_free(struct fp_entry *e)
+{
+    if (!e)
+        return;
+    if (e->pins) {
+        e->dead = 1;
+        return;
+    }
+    PyObject *o[] = {e->kernel, e->kcache, e->kkey};
+    for (unsigned i = 0; i < 3; i++)
+        if (o[i])
+            PY(Py_DecRef)(o[i]);
+    for (uint32_t i = 0; i < e->nrefs; i++)
+        PY(Py_DecRef)(e->refs[i]);
+    free(e);
+}
+
+static void unpin(struct fp_entry *e)
+{
+    if (--e->pins == 0 && e->dead)
+        entry_free(e);
+}
+
+int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
+{
+    *out = NULL;
+    struct fp_layout *L = c->L ? c->L : (c->L = fp_layout_get(c->jitfn));
+    if (!L) {
+        *reason = FP_R_TABLE;
+        return FP_FALLBACK;
+    }
+    int r = L->bad;
+    if (!r && c->warmup)
+        r = FP_R_WARMUP + 1;
+    if (!r)
+        r = fp_guards(L, c->getitem);
+    if (!r)
+        r = fp_call_key(c);
+    if (r) {
+        *reason = r - 1;
+        return FP_FALLBACK;
+    }
+    struct fp_entry *e = fp_memo_find(&fp_memo, &c->key);
+    if (!e)
+        return FP_MISS;
+    if (e->kind == FP_E_BLOCKED) {
+        *reason = FP_R_BLOCKED;
+        return FP_FALLBACK;
+    }
+    if (e->kind == FP_E_IDENT) {
+        if (e->nwant != c->nwant)
+            return FP_MISS;
+        for (uint32_t i = 0; i < e->nwant; i++)
+            if (e->ident[i] != c->want[i].val)
+                return FP_MISS; /* a block that only replays for the values it was captured with */
+    }
+    if (!fp_entry_current(e, c)) {
+        fp_memo_remove(&fp_memo, e); /* Triton would compile again */
+        entry_free(e);
+        return FP_MISS;
+    }
+    *out = e;
+    return FP_HIT;
+}
+
+PyObject *fp_serve(struct fp_call *c, struct fp_entry *e, int allow_raise, int *reason, PyObject **odd_grid)
+{
+    if (odd_grid)
+        *odd_grid = NULL;
+    *reason = FP_R_INTERNAL;
+    if (!fp_has_context()) {
+        *reason = FP_R_CONTEXT; /* Triton's launcher would make the primary context current */
+        return NULL;
+    }
+    e->pins++; /* Python code runs below (verify, a grid function) */
+    PyObject *k = NULL;
+    if (fp_conf.verify && fp_verify(e, c)) {
+        e->kind = FP_E_BLOCKED;
+        *reason = FP_R_VERIFY;
+        goto out;
+    }
+    unsigned g[3];
+    PyObject *odd = NULL;
+    switch (fp_grid_eval(c, NULL, g, &odd)) {
+    case FP_GRID_OK:
+        break;
+    case FP_GRID_RAISED:
+        if (!allow_raise) /* Triton will call the grid again and raise */
+            PY(PyErr_Clear)();
+        *reason = FP_R_GRID; /* allow_raise: the error raised is the grid's */
+        goto out;
+    case FP_GRID_ODD:
+        if (odd_grid)
+            *odd_grid = odd; /* getitem hands this result to run(grid=...) */
+        else
+            PY(Py_DecRef)(odd);
+        *reason = FP_R_GRID;
+        goto out;
+    default:
+        *reason = FP_R_GRID;
+        goto out;
+    }
+    k = e->kernel;
+    PY(Py_IncRef)(k);
+    if ((uint64_t)g[0] * g[1] * g[2] == 0)
+        goto out; /* Triton's launcher does not launch an empty grid */
+    CUresult rc = fp_replay(e, c, g);
+    if (rc != CUDA_SUCCESS) {
+        PY(Py_DecRef)(k);
+        k = NULL;
+        if (allow_raise)
+            fp_raise_launch_error(rc);
+        *reason = FP_R_LAUNCH_ERROR; /* else Triton launches again and raises */
+    }
+out:
+    unpin(e);
+    return k;
+}
+
+void *fp_begin_capture(struct fp_call *c)
+{
+    if (!fp_memo.cap) { /* TRLAT_FASTPATH_MEMO=0: nothing would be stored */
+        fp_count(c->L, FP_MISS, 0);
+        return NULL;
+    }
+    struct fp_state *st = malloc(sizeof *st);
+    if (!st) {
+        fp_count(c->L, FP_FALLBACK, FP_R_INTERNAL);
+        return NULL;
+    }
+    if (fp_capture_begin(&st->cap)) { /* a call inside a call being captured */
+        free(st);
+        fp_count(c->L, FP_FALLBACK, FP_R_CAPTURING);
+        return NULL;
+    }
+    memcpy(&st->c, c, sizeof *c);
+    st->c.pos = NULL; /* not needed past the key */
+    c->device_obj = NULL; /* the state owns it now */
+    fp_count(c->L, FP_MISS, 0);
+    return st;
+}
+
+/* The kernel cache key Triton stored result under (jit.py run():
+ * kernel_cache[key] = kernel), by identity; a new reference or NULL. */
+static PyObject *cache_key_of(struct fp_call *c, PyObject *result, PyObject **kcache)
+{
+    PyObject *t = c->L->dcaches ? PY(PyDict_GetItemWithError)(c->L->dcaches, c->device_obj) : NULL;
+    if (!t || FP_TYPE(t) != fpy.t_tuple || PY(PyTuple_Size)(t) < 1) {
+        PY(PyErr_Clear)();
+        return NULL;
+    }
+    PyObject *kc = PY(PyTuple_GetItem)(t, 0);
+    if (!kc || FP_TYPE(kc) != fpy.t_dict)
+        return NULL;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PY(PyDict_Next)(kc, &pos, &k, &v))
+        if (v == result) {
+            PY(Py_IncRef)(k);
+            PY(Py_IncRef)(kc);
+            *kcache = kc;
+            return k;
+        }
+    return NULL;
+}
+
+static int num_ctas_of(const struct fp_capture *cap, unsigned *n)
+{
+    *n = 1;
+    for (unsigned i = 0; i < cap->cfg.numAttrs; i++)
+        if (cap->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+            *n = cap->attrs[i].value.clusterDim.x;
+    return *n >= 1 && *n <= 255 && cap->cfg.gridDimX % *n == 0 ? 0 : -1;
+}
+
+/* 0 when stored, else the nomemo reason. */
+static int store(struct fp_state *st, PyObject *result)
+{
+    struct fp_call *c = &st->c;
+    struct fp_capture *cap = &st->cap;
+    if (!result)
+        return FP_R_NOMEMO_RAISED;
+    if (cap->launches != 1)
+        return FP_R_NOMEMO_LAUNCHES;
+    unsigned num_ctas;
+    if (!cap->ok || num_ctas_of(cap, &num_ctas))
+        return FP_R_NOMEMO_BLOCK;
+    /* the launch was this kernel's: CompiledKernel.function is its handle */
+    PyObject *fn = fp_getattr(result, fpy.s_function);
+    unsigned long long h = fn ? PY(PyLong_AsUnsignedLongLong)(fn) : 0;
+    if (fn)
+        PY(Py_DecRef)(fn);
+    PY(PyErr_Clear)();
+    if (h != (unsigned long long)(uintptr_t)cap->func)
+        return FP_R_NOMEMO_BLOCK;
+    struct fp_slot slots[FP_MAX_ARGS];
+    unsigned nslots;
+    int map = fp_slotmap_build(c->want, c->nwant, cap->pi.off, cap->pi.size, cap->pi.n, cap->blob, cap->pi.blob_len,
+                               slots, &nslots);
+    if (map == FP_MAP_SCRATCH)
+        return FP_R_NOMEMO_SCRATCH;
+    if (map == FP_MAP_BAD)
+        return FP_R_NOMEMO_BLOCK;
+    PyObject *kcache = NULL, *kkey = cache_key_of(c, result, &kcache);
+    if (!kkey)
+        return FP_R_NOMEMO_CACHE;
+    int ident = fp_conf.mode == FP_MODE_IDENT || map == FP_MAP_IDENT;
+    struct fp_entry *e = fp_entry_new(&c->key, cap->pi.n, cap->pi.blob_len, ident ? 0 : nslots, c->nwant, c->nrefs);
+    if (!e) {
+        PY(Py_DecRef)(kkey);
+        PY(Py_DecRef)(kcache);
+        return FP_R_INTERNAL;
+    }
+    e->kind = ident ? FP_E_IDENT : FP_E_VALUE;
+    e->num_ctas = (uint8_t)num_ctas;
+    e->func = cap->func;
+    e->cfg = cap->cfg;
+    e->cfg.attrs = NULL;
+    memcpy(e->attrs, cap->attrs, sizeof e->attrs);
+    memcpy(e->off, cap->pi.off, cap->pi.n * 4);
+    memcpy(e->size, cap->pi.size, cap->pi.n * 4);
+    memcpy(e->blob, cap->blob, cap->pi.blob_len);
+    if (!ident)
+        memcpy(e->slots, slots, nslots * sizeof slots[0]);
+    for (unsigned i = 0; i < c->nwant; i++)
+        e->ident[i] = c->want[i].val;
+    PY(Py_IncRef)(result);
+    e->kernel = result;
+    e->kcache = kcache;
+    e->kkey = kkey;
+    for (unsigned i = 0; i < c->nrefs; i++) {
+        PY(Py_IncRef)(c->refs[i]);
+        e->refs[i] = c->refs[i];
+    }
+    e->nrefs = c->nrefs;
+    e->stat = c->L->stat;
+    fp_watch_dict(kcache);
+    e->checked_epoch = fpy.epoch; /* just found there */
+    if (fp_conf.debug)
+        trlat_log("fast path: %s: memoized a %s entry (%u parameters, %u slots, key %u bytes)", e->stat->name,
+                  ident ? "identical-only" : "value-mode", e->nparams, e->nslots, e->key_len);
+    entry_free(fp_memo_insert(&fp_memo, e)); /* e itself when nothing is stored */
+    return 0;
+}
+
+/* ---- the contract (fastpath.h) ---- */
+static int ready(void)
+{
+    if (!fp_conf.on || forked || !trlat_active())
+        return 0;
+    if (!fp_py_init())
+        return 0;
+    static int installed;
+    if (!installed) {
+        installed = 1;
+        if (fp_conf.getitem)
+            fp_getitem_install();
+    }
+    return 1;
+}
+
+PyObject *trlat_fastpath_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state)
+{
+    *state = NULL;
+    if (!ready())
+        return NULL;
+    struct fp_prekey *pk = fp_prekey_tls;
+    if (pk && pk->jitfn == jitfn) {
+        /* kernel[grid](...) through the C __getitem__, which keyed the call
+         * and found no entry: capture it (or it counted a fallback) */
+        fp_prekey_tls = NULL;
+        if (pk->call)
+            *state = fp_begin_capture(pk->call);
+        return NULL;
+    }
+    if (!args && !kwargs)
+        return NULL; /* only a prekeyed call may come without its arguments */
+    struct fp_call c;
+    PyObject *k = NULL;
+    if (fp_call_from_dict(&c, jitfn, args, kwargs)) {
+        fp_count(fp_layout_get(jitfn), FP_FALLBACK, FP_R_BINDING);
+        return NULL;
+    }
+    struct fp_entry *e;
+    int reason;
+    switch (fp_lookup(&c, &e, &reason)) {
+    case FP_HIT:
+        k = fp_serve(&c, e, 0, &reason, NULL);
+        fp_count(c.L, k ? FP_HIT : FP_FALLBACK, reason);
+        break;
+    case FP_MISS:
+        *state = fp_begin_capture(&c);
+        break;
+    default:
+        fp_count(c.L, FP_FALLBACK, reason);
+    }
+    fp_call_release(&c);
+    if (!k && PY(PyErr_Occurred)())
+        PY(PyErr_Clear)(); /* NULL means "Triton runs", never "raise" */
+    return k;
+}
+
+void trlat_fastpath_after(void *state, PyObject *result)
+{
+    struct fp_state *st = state;
+    if (!st)
+        return;
+    fp_capture_end(&st->cap);
+    if (!forked) {
+        int r = store(st, result);
+        if (r)
+            fp_count(st->c.L, FP_FALLBACK, r);
+        if (r && fp_conf.debug)
+            trlat_log("fast path: %s: not memoized: %s", st->c.L->stat->name, fp_reason_names[r]);
+    }
+    fp_call_release(&st->c);
+    free(st);
+}
+
+int trlat_fastpath_prekeyed(PyObject *jitfn)
+{
+    struct fp_prekey *pk = fp_prekey_tls;
+    return pk && pk->jitfn == jitfn;
+}
+
+/* ---- the module ---- */
+static long env_num(const char *name, long def, long max)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > max) {
+        trlat_log("%s=%.64s is not valid (expected a number from 0 to %ld); using %ld", name, s, max, def);
+        return def;
+    }
+    return v;
+}
+
+static int env_word(const char *name, const char *a, const char *b, int def)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    if (strcmp(s, a) == 0)
+        return 0;
+    if (strcmp(s, b) == 0)
+        return 1;
+    trlat_log("%s=%.64s is not valid (expected %s or %s); using %s", name, s, a, b, def ? b : a);
+    return def;
+}
+
+static void start(void)
+{
+    long fp = trlat_config(TRLAT_OPT_FASTPATH);
+    const char *log = getenv("TRLAT_FASTPATH_LOG");
+    fp_conf.verify = fp == TRLAT_FASTPATH_VERIFY;
+    fp_conf.mode = env_word("TRLAT_FASTPATH_MODE", "value", "identical", 0);
+    fp_conf.memo_cap = (unsigned)env_num("TRLAT_FASTPATH_MEMO", 1024, 1 << 20);
+    fp_conf.keep_gil = env_word("TRLAT_FASTPATH_GIL", "release", "keep", 0);
+    fp_conf.getitem = (int)env_num("TRLAT_FASTPATH_GETITEM", 1, 1);
+    fp_conf.debug = (int)env_num("TRLAT_FASTPATH_DEBUG", 0, 1);
+    if (fp != TRLAT_FASTPATH_OFF) {
+        if (fp_memo_init(&fp_memo, fp_conf.memo_cap)) {
+            trlat_log("fast path: out of memory for the memo; every call runs through Triton");
+        } else {
+            fp_conf.on = 1;
+            trlat_report_add_contributor(fp_stats_contribute);
+        }
+    }
+    if (fp != TRLAT_FASTPATH_OFF || (log && *log))
+        fp_capture_install(log);
+}
+
+static void after_fork_child(void)
+{
+    /* The parent's CUfunctions mean nothing here (and CUDA does not work
+     * in a forked child): no replays, counters start over. */
+    forked = 1;
+    fp_conf.on = 0; /* the C __getitem__ goes back to Triton's lambda too */
+    fp_capture_after_fork();
+    fp_prekey_tls = NULL;
+    fp_stats_reset();
+}
+
+static const struct trlat_module module = {.name = "fastpath", .start = start, .after_fork_child = after_fork_child};
+
+__attribute__((constructor)) static void register_module(void)
+{
+    trlat_module_register(&module);
+}

@@ -1,0 +1,269 @@
+/* The launch memo's shared declarations (fastpath/ only; not the contract
+ * with the Python hook, which is fastpath.h). The Python-free layers (key,
+ * slot map, memo, capture, counters) are declared here; the layers that
+ * touch Python objects are in fp_py.h. See docs/FASTPATH.md. */
+#ifndef TRLAT_FP_H
+#define TRLAT_FP_H
+
+#include "interpose/cuda_api.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FP_MAX_ARGS 64     /* kernel parameters (Python side) a layout handles */
+#define FP_MAX_PARAMS 256  /* driver-level parameters of a captured kernel */
+#define FP_MAX_BLOB 4096   /* parameter bytes (the classic 4 KiB limit) */
+#define FP_MAX_ATTRS 8     /* launch attributes (Triton 3.6 sets at most 4) */
+#define FP_KEY_MAX 2048
+
+/* Why a call did not replay (the report's fastpath.fallbacks). Each call is
+ * counted once: a hit, a miss (captured or not), or one of these. The
+ * nomemo_* reasons count misses whose launch could not be memoized. */
+#define FP_REASONS(X)                                                          \
+    X(PRE_RUN_HOOKS, "pre_run_hooks")   /* JITFunction.pre_run_hooks set */    \
+    X(LAUNCH_HOOKS, "launch_hooks")     /* knobs.runtime.launch_*_hook set */  \
+    X(WARMUP, "warmup")                 /* warmup=True */                      \
+    X(ARGTYPE, "argtype")               /* an argument the key cannot describe */ \
+    X(BINDING, "binding")               /* arguments Triton's binder rejects */ \
+    X(KWARGS, "kwargs")                 /* a keyword option the key cannot describe */ \
+    X(GLOBALS, "globals")               /* a global the kernel used changed */ \
+    X(KNOBS, "knobs")                   /* a Triton knob or hook not understood */ \
+    X(GRID, "grid")                     /* a grid the fast path does not launch */ \
+    X(CLASS, "class")                   /* not a plain triton JITFunction */   \
+    X(CAPTURING, "capturing")           /* inside another call being captured */ \
+    X(CACHE, "cache")                   /* Triton's kernel cache changed */    \
+    X(CONTEXT, "context")               /* no current CUDA context */          \
+    X(DEVICE, "device")                 /* current device/stream unreadable */ \
+    X(TABLE, "table_full")              /* too many distinct JITFunctions */   \
+    X(VERIFY, "verify_mismatch")        /* verify mode disagreed */            \
+    X(BLOCKED, "verify_blocked")        /* key blocked after a mismatch */     \
+    X(LAUNCH_ERROR, "launch_error")     /* replay's launch failed */           \
+    X(NOMEMO_SCRATCH, "nomemo_scratch") /* kernel needs per-launch scratch */  \
+    X(NOMEMO_LAUNCHES, "nomemo_launches") /* the call launched 0 or 2+ times */ \
+    X(NOMEMO_RAISED, "nomemo_raised")   /* Triton raised */                    \
+    X(NOMEMO_BLOCK, "nomemo_block")     /* launch block not copyable */        \
+    X(NOMEMO_CACHE, "nomemo_cache")     /* result not found in Triton's cache */ \
+    X(INTERNAL, "internal")             /* trlat's own failure (memory, ...) */
+
+enum fp_reason {
+#define FP_R_ENUM(e, s) FP_R_##e,
+    FP_REASONS(FP_R_ENUM)
+#undef FP_R_ENUM
+    FP_R_COUNT
+};
+extern const char *const fp_reason_names[FP_R_COUNT];
+
+/* ---- configuration (fastpath.c, read at start) ---- */
+enum { FP_MODE_VALUE = 0, FP_MODE_IDENT = 1 };
+struct fp_conf {
+    int on;             /* TRLAT_FASTPATH != 0 */
+    int verify;         /* TRLAT_FASTPATH=verify */
+    int mode;           /* TRLAT_FASTPATH_MODE=value|identical */
+    unsigned memo_cap;  /* TRLAT_FASTPATH_MEMO: entries, 0 = never store */
+    int keep_gil;       /* TRLAT_FASTPATH_GIL=keep: launch without releasing the GIL */
+    int getitem;        /* TRLAT_FASTPATH_GETITEM=0 turns the C __getitem__ off */
+    int debug;          /* TRLAT_FASTPATH_DEBUG=1: a stderr line per capture */
+};
+extern struct fp_conf fp_conf;
+
+/* ---- key (key.c): bytes that decide what Triton picks and launches ---- */
+struct fp_key {
+    uint32_t len;
+    int overflow;
+    uint64_t hash;
+    unsigned char b[FP_KEY_MAX];
+};
+static inline void fp_key_reset(struct fp_key *k)
+{
+    k->len = 0;
+    k->overflow = 0;
+}
+static inline void fp_key_bytes(struct fp_key *k, const void *p, size_t n)
+{
+    if (n > FP_KEY_MAX - k->len) {
+        k->overflow = 1;
+        return;
+    }
+    memcpy(k->b + k->len, p, n);
+    k->len += (uint32_t)n;
+}
+static inline void fp_key_u64(struct fp_key *k, uint64_t v)
+{
+    fp_key_bytes(k, &v, 8);
+}
+/* Length-prefixed text (names, string values). */
+void fp_key_text(struct fp_key *k, const char *s, size_t n);
+uint64_t fp_hash(const void *p, size_t n);
+static inline void fp_key_finish(struct fp_key *k)
+{
+    k->hash = fp_hash(k->b, k->len);
+}
+
+/* What a value contributes to the key: a tag word, then its value words. */
+enum fp_tag {
+    FP_T_NONE = 1, FP_T_BOOL, FP_T_INT, FP_T_UINT, FP_T_FLOAT, FP_T_STR, FP_T_TENSOR,
+    FP_T_PARAM, FP_T_OPTION, FP_T_DEBUG, FP_T_INSTR, FP_T_GRIDLESS
+};
+
+/* Triton 3.6's specialization of one non-constexpr argument
+ * (python/src/specialize.cc: handle_long_type, handle_tensor,
+ * handle_float_type, handle_bool_type; jit.py create_function_from_signature). */
+enum fp_spec {
+    FP_S_CONST = 1, /* ("constexpr", v): not a kernel parameter (int 1, None) */
+    FP_S_I32, FP_S_I64, FP_S_U64, FP_S_FP32, FP_S_U1, FP_S_PTR,
+    FP_S_FIXED      /* annotated: Triton's type is the annotation; value is in the key */
+};
+/* The class of a Python int (bits: the value as int64, or as uint64 when
+ * is_u64) for a parameter with the given specialize/align flags: FP_S_CONST
+ * for 1 (when specialized), else i32/i64/u64 by range; *div16 is set when
+ * Triton's key would be "D". */
+int fp_int_spec(int is_u64, uint64_t bits, int specialize, int align, int *div16);
+/* Bytes a slot of this spec occupies in the parameter block (0: none). */
+unsigned fp_spec_width(int spec);
+/* The slot value as the launcher packs it (driver.py make_launcher:
+ * int32_t/int64_t/uint64_t, pack_fp32 of a double, uint8_t, CUdeviceptr). */
+uint64_t fp_float_bits(double d);
+
+/* ---- slot map (slotmap.c) ---- */
+/* One kernel parameter the call supplies, in Triton's parameter order. */
+struct fp_want {
+    uint8_t spec;   /* FP_S_* (never FP_S_CONST) */
+    uint16_t arg;   /* the Python parameter index */
+    uint64_t val;   /* the packed value (FP_S_FIXED: unused) */
+};
+struct fp_slot {
+    uint32_t off;   /* byte offset in the parameter block */
+    uint16_t want;  /* index into the call's wants */
+    uint8_t width;
+};
+enum { FP_MAP_VALUE = 0, FP_MAP_IDENT = 1, FP_MAP_SCRATCH = 2, FP_MAP_BAD = 3 };
+/* Checks a captured block (nparams parameters at off/size in blob) against
+ * the wants of the call that produced it: nwant parameters then Triton's
+ * global and profile scratch pointers. FP_MAP_VALUE: every slot is where
+ * and what it should be (slots[0..*nslots) say where to write this call's
+ * values); FP_MAP_IDENT: the block is the call's but some slot did not check
+ * out byte for byte (replay only for identical values); FP_MAP_SCRATCH: a
+ * scratch pointer is set; FP_MAP_BAD: the block is not laid out as expected. */
+int fp_slotmap_build(const struct fp_want *w, unsigned nwant, const uint32_t *off, const uint32_t *size,
+                     unsigned nparams, const unsigned char *blob, uint32_t blob_len, struct fp_slot *slots,
+                     unsigned *nslots);
+static inline void fp_slots_patch(unsigned char *buf, const struct fp_slot *s, unsigned n, const struct fp_want *w)
+{
+    for (unsigned i = 0; i < n; i++) { /* little-endian: the low bytes of the value */
+        uint64_t v = w[s[i].want].val;
+        unsigned char *p = buf + s[i].off;
+        if (s[i].width == 8) {
+            memcpy(p, &v, 8);
+        } else if (s[i].width == 4) {
+            uint32_t x = (uint32_t)v;
+            memcpy(p, &x, 4);
+        } else {
+            *p = (unsigned char)v;
+        }
+    }
+}
+
+/* ---- the memo (memo.c): bounded, CLOCK eviction; GIL-protected ---- */
+enum { FP_E_VALUE = 0, FP_E_IDENT = 1, FP_E_BLOCKED = 2 };
+struct fp_stat;
+struct fp_entry {
+    struct fp_entry *next; /* hash chain */
+    uint64_t hash;
+    uint32_t key_len;
+    uint32_t clock;        /* index in the clock ring */
+    uint8_t ref;           /* clock bit */
+    uint8_t kind;          /* FP_E_* */
+    uint8_t num_ctas;
+    uint8_t dead;          /* unlinked while pinned: freed at the last unpin */
+    uint16_t pins;         /* a hit in progress (Python code may run meanwhile): not evicted */
+    /* the launch block */
+    CUfunction func;
+    CUlaunchConfig cfg;    /* attrs points into attrs[] of the copy made at replay */
+    CUlaunchAttribute attrs[FP_MAX_ATTRS];
+    uint32_t nparams, blob_len;
+    uint32_t *off, *size;  /* nparams each */
+    unsigned char *blob;
+    struct fp_slot *slots;
+    uint32_t nslots, nwant;
+    uint64_t *ident;       /* FP_E_IDENT: the wants' values at capture */
+    /* owner's bits (Python references: released through the memo's release) */
+    void *kernel, *kcache, *kkey, *layout_ref;
+    void **refs;
+    uint32_t nrefs;
+    uint64_t checked_epoch;
+    struct fp_stat *stat;
+    unsigned char *key;
+};
+struct fp_memo {
+    struct fp_entry **ring, **buckets;
+    uint32_t cap, n, hand, nbuckets;
+};
+/* cap 0: a memo that stores nothing. Returns -1 without memory. */
+int fp_memo_init(struct fp_memo *m, uint32_t cap);
+struct fp_entry *fp_memo_find(struct fp_memo *m, const struct fp_key *k);
+/* Takes e (whose key/hash are set); returns the entry pushed out to make
+ * room (or replaced: same key), unlinked, for the caller to free once its
+ * own state is consistent (freeing may run Python code); NULL if none; e
+ * itself when it could not be stored (cap 0, every entry pinned). Pinned
+ * entries are never pushed out (a same-key one is replaced: the caller
+ * frees it when unpinned). */
+struct fp_entry *fp_memo_insert(struct fp_memo *m, struct fp_entry *e);
+void fp_memo_remove(struct fp_memo *m, struct fp_entry *e);
+/* Removes every entry; fn(e) frees each. */
+void fp_memo_clear(struct fp_memo *m, void (*fn)(struct fp_entry *));
+/* An entry with room for its key, parameters and slots (one allocation). */
+struct fp_entry *fp_entry_new(const struct fp_key *k, uint32_t nparams, uint32_t blob_len, uint32_t nslots,
+                              uint32_t nwant, uint32_t nrefs);
+
+/* ---- capture (capture.c): the launch block a Python call produced ---- */
+struct fp_pinfo {
+    uint32_t n, blob_len;
+    uint32_t off[FP_MAX_PARAMS], size[FP_MAX_PARAMS];
+};
+/* The kernel's parameter layout from cuFuncGetParamInfo (cached per
+ * function); 0 when known, -1 when the driver cannot say. */
+int fp_pinfo_get(CUfunction f, struct fp_pinfo *out);
+
+struct fp_capture {
+    uint32_t launches;     /* launches seen since begin */
+    int ok;                /* the first launch was copied whole */
+    CUfunction func;
+    CUcontext ctx;
+    CUlaunchConfig cfg;
+    CUlaunchAttribute attrs[FP_MAX_ATTRS];
+    struct fp_pinfo pi;
+    unsigned char blob[FP_MAX_BLOB];
+};
+/* Marks the calling thread as capturing into c (0), or returns -1 when it
+ * already is (a nested call). */
+int fp_capture_begin(struct fp_capture *c);
+void fp_capture_end(struct fp_capture *c);
+int fp_capturing(void);
+/* The launch hook's work, exposed for tests: counts and copies one launch. */
+struct trlat_launch;
+void fp_capture_launch(struct fp_capture *c, const struct trlat_launch *l);
+/* Installs the launch hooks (capture and TRLAT_FASTPATH_LOG). */
+void fp_capture_install(const char *log_path);
+void fp_capture_after_fork(void);
+
+/* ---- counters per kernel name (stats.c) ---- */
+struct fp_stat {
+    char name[128];
+    uint64_t hits, misses;
+    uint64_t reasons[FP_R_COUNT];
+};
+/* The record for name (never freed); a shared "(other)" record past the
+ * table's size. NULL only without memory. */
+struct fp_stat *fp_stat_get(const char *name);
+static inline void fp_stat_reason(struct fp_stat *s, int r)
+{
+    if (s)
+        s->reasons[r]++;
+}
+/* Adds the counters to the report's fold (a trlat_fold_contributor). */
+struct trlat_fold;
+void fp_stats_contribute(struct trlat_fold *f);
+void fp_stats_reset(void);
+
+#endif

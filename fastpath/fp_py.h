@@ -1,0 +1,178 @@
+/* The launch memo's Python side (fastpath/fp_*.c): objects from Triton and
+ * torch it compares against, the per-JITFunction layout, one call's
+ * extraction, and the steps before/after/getitem share. Everything here runs
+ * with the GIL held; the GIL is what makes the memo, the layouts and the
+ * counters single-writer. */
+#ifndef TRLAT_FP_PY_H
+#define TRLAT_FP_PY_H
+
+#include "fastpath/fp.h"
+#include "fastpath/pyapi.h"
+
+/* Every PyObject starts with these two words (non-debug CPython 3.9+). */
+struct fp_pyhead {
+    Py_ssize_t refcnt;
+    void *type;
+};
+#define FP_TYPE(o) (((const struct fp_pyhead *)(o))->type)
+#define FP_PY_NE 3 /* Py_NE */
+
+struct fp_pyenv {
+    int ready;                 /* 1: usable; -1: the fast path is off for this process */
+    int watchers;              /* dict/type watchers bump epoch (3.12+) */
+    int dict_wid, type_wid;
+    uint64_t epoch;            /* changes whenever a watched dict or type changes */
+    uint64_t next_layout_id;
+    /* types and singletons */
+    void *t_long, *t_float, *t_bool, *t_str, *t_tuple, *t_list, *t_dict;
+    void *t_tensor, *t_param, *t_hookchain;
+    PyObject *o_true, *o_false, *o_none, *o_empty; /* o_empty: inspect.Parameter.empty */
+    PyObject *exc_type;
+    /* Triton 3.6 and torch */
+    PyObject *jit_cls;         /* triton.runtime.jit.JITFunction */
+    PyObject *jit_run;         /* JITFunction.run as found when the memo started (the hook's wrapper) */
+    PyObject *knobs_mod, *compute_cache_key, *driver_cfg;
+    PyObject *torch_current_device, *torch_get_device;
+    /* interned attribute names */
+    PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
+        *s_is_const, *s_dns, *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks,
+        *s_used_global_vals, *s_device_caches, *s_debug, *s_runtime, *s_compilation, *s_instrumentation_mode,
+        *s_launch_enter_hook, *s_launch_exit_hook, *s_calls, *s_active, *s_get_current_device,
+        *s_get_current_stream, *s___dict__, *s_run, *s_function, *s_grid, *s_warmup, *s_metadata,
+        *s_num_warps, *s_num_ctas, *s_shared, *s_launch_cooperative_grid, *s_launch_pdl,
+        *s_global_scratch_size, *s_profile_scratch_size;
+};
+extern struct fp_pyenv fpy;
+
+/* Resolves everything above once (needs Triton imported); 1 when usable. */
+int fp_py_init(void);
+/* Dict or type whose change must make the guards look again. */
+void fp_watch_dict(PyObject *d);
+void fp_watch_type(PyObject *t);
+/* getattr returning a new reference, or NULL with the error cleared. */
+PyObject *fp_getattr(PyObject *o, PyObject *name);
+
+/* ---- the per-JITFunction layout (layout.c) ---- */
+struct fp_param {
+    PyObject *name;     /* str (held) */
+    PyObject *dflt;     /* default (held), NULL if none */
+    uint8_t constexpr_, dns, dnsa, annotated;
+};
+#define FP_KWCACHE 16
+struct fp_layout {
+    PyObject *jitfn;          /* held: the table never drops a function */
+    uint64_t id;              /* unique: the key names the layout by it */
+    struct fp_stat *stat;
+    int bad;                  /* a reason (+1) that holds for every call, 0 if none */
+    unsigned n;
+    struct fp_param p[FP_MAX_ARGS];
+    PyObject *params_obj;     /* jitfn.params as read (held) */
+    /* guard snapshot (guards.c), valid while epoch == fpy.epoch */
+    uint64_t epoch;
+    int greason;              /* reason (+1) the snapshot found, 0 if none */
+    int run_hooked;           /* kernel[grid] still reaches the hooked JITFunction.run */
+    PyObject *prh, *ugv, *dcaches, *jdebug;
+    /* keyword name -> parameter index (-1: an option), by name identity */
+    struct { PyObject *name; int idx; } kwc[FP_KWCACHE];
+    unsigned nkwc;
+    /* getitem: the caller's kwnames and the same plus ("grid", "warmup") */
+    PyObject *kwn_in, *kwn_out;
+};
+/* The layout of jitfn (made on first sight); NULL when the table is full. */
+struct fp_layout *fp_layout_get(PyObject *jitfn);
+/* Parameter index of a keyword name, -1 if it is an option (cached). */
+int fp_layout_kwindex(struct fp_layout *L, PyObject *name);
+
+/* ---- one call (args.c) ---- */
+#define FP_MAX_KW 32
+#define FP_MAX_REFS 16
+struct fp_call {
+    PyObject *jitfn;
+    struct fp_layout *L;
+    PyObject *const *pos;
+    Py_ssize_t npos;
+    PyObject *posbuf[FP_MAX_ARGS];
+    PyObject *kwn[FP_MAX_KW], *kwv[FP_MAX_KW]; /* keywords but grid and warmup, in call order */
+    unsigned nkw;
+    PyObject *grid;
+    int warmup;
+    int getitem;              /* came through the C __getitem__ */
+    PyObject *vals[FP_MAX_ARGS]; /* bound values (borrowed) */
+    PyObject *device_obj;     /* new reference */
+    long device;
+    uint64_t stream;
+    unsigned nwant;
+    struct fp_want want[FP_MAX_ARGS];
+    unsigned nrefs;
+    PyObject *refs[FP_MAX_REFS]; /* objects the key names by address (dtypes): borrowed */
+    struct fp_key key;
+};
+/* From run's (args tuple, kwargs dict) or a vectorcall (args, nargs, kwnames). */
+int fp_call_from_dict(struct fp_call *c, PyObject *jitfn, PyObject *args, PyObject *kwargs);
+int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames);
+void fp_call_release(struct fp_call *c);
+/* Binds, reads device and stream, builds the key: 0 or a reason + 1. */
+int fp_call_key(struct fp_call *c);
+/* A new dict {name: value} of the bound arguments (what a callable grid gets). */
+PyObject *fp_call_bound_dict(const struct fp_call *c);
+
+/* ---- guards (guards.c) ---- */
+/* 0 when nothing Triton would do differently from a replay is set, else a
+ * reason + 1. Reads the knobs, the layout's hooks and the kernel's globals. */
+int fp_guards(struct fp_layout *L, int getitem);
+/* The knobs' values that enter the key. */
+PyObject *fp_knob_debug(void);
+PyObject *fp_knob_instr(void);
+PyObject *fp_get_device_fn(void);
+PyObject *fp_get_stream_fn(void);
+/* Triton's cache still maps the entry's key to its kernel (checked once per
+ * epoch): 1 yes, 0 no. */
+int fp_entry_current(struct fp_entry *e, struct fp_call *c);
+
+/* ---- grid (grid.c) ---- */
+enum { FP_GRID_OK = 0, FP_GRID_NO = 1, FP_GRID_RAISED = 2, FP_GRID_ODD = 3 };
+/* Canonicalizes the grid as JITFunction.run does (jit.py: a callable is
+ * called with the bound arguments; then len and the first three items).
+ * FP_GRID_NO: nothing was called and Triton must decide; FP_GRID_RAISED: the
+ * callable raised (error set); FP_GRID_ODD: the callable returned something
+ * the fast path does not launch (*result holds it, new reference). */
+int fp_grid_eval(struct fp_call *c, PyObject *bound, unsigned g[3], PyObject **result);
+
+/* ---- replay (replay.c) ---- */
+/* Launches the entry for this call; returns the driver's result. */
+CUresult fp_replay(const struct fp_entry *e, const struct fp_call *c, const unsigned g[3]);
+/* Sets RuntimeError as Triton's launcher does for a failed launch. */
+void fp_raise_launch_error(CUresult rc);
+/* The calling thread has a current CUDA context (Triton's launcher makes
+ * one current when there is none: ensureCudaContext). */
+int fp_has_context(void);
+
+/* ---- verify (verify.c) ---- */
+/* TRLAT_FASTPATH=verify: asks Triton's binder and cache what it would
+ * launch for this call, compares with the entry; 0 when they agree. */
+int fp_verify(struct fp_entry *e, struct fp_call *c);
+
+/* ---- the memo's steps (fastpath.c) ---- */
+enum { FP_HIT = 0, FP_MISS = 1, FP_FALLBACK = 2 };
+/* Looks the call up: FP_HIT with *e, FP_MISS, or FP_FALLBACK with *reason. */
+int fp_lookup(struct fp_call *c, struct fp_entry **e, int *reason);
+/* Serves a hit: returns the kernel (new reference), or NULL with *reason:
+ * Triton must run instead or, only when allow_raise, an error is set that
+ * the call raises (as Triton would: the grid function's, a launch error). */
+PyObject *fp_serve(struct fp_call *c, struct fp_entry *e, int allow_raise, int *reason, PyObject **odd_grid);
+/* Starts capturing the miss of call c; returns the state for after(). */
+void *fp_begin_capture(struct fp_call *c);
+void fp_count(struct fp_layout *L, int what, int reason);
+extern struct fp_memo fp_memo;
+
+/* getitem.c: installs the C __getitem__ on JITFunction (once). */
+void fp_getitem_install(void);
+/* The call a C __getitem__ already keyed, handed to the run hook. */
+struct fp_prekey {
+    PyObject *jitfn;
+    struct fp_call *call; /* NULL: already counted as a fallback */
+};
+extern _Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
+
+#endif

@@ -1,0 +1,211 @@
+/* The Python objects the memo compares against, resolved once with the GIL
+ * held when the first Triton call reaches it, and the dict/type watchers
+ * (Python 3.12+) that let the guards skip re-reading attributes until
+ * something they read changes. Without watchers every call re-reads them. */
+#include "fastpath/fp_py.h"
+#include "interpose/log.h"
+#include "interpose/real.h"
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+
+struct fp_pyenv fpy;
+
+PyObject *fp_getattr(PyObject *o, PyObject *name)
+{
+    PyObject *r = PY(PyObject_GetAttr)(o, name);
+    if (!r)
+        PY(PyErr_Clear)();
+    return r;
+}
+
+static PyObject *attr_s(PyObject *o, const char *name)
+{
+    PyObject *r = o ? PY(PyObject_GetAttrString)(o, name) : NULL;
+    if (!r)
+        PY(PyErr_Clear)();
+    return r;
+}
+
+/* A module the program already imported (sys.modules), new reference; the
+ * memo never imports anything itself. */
+static PyObject *import(const char *name)
+{
+    PyObject *n = PY(PyUnicode_FromString)(name);
+    PyObject *m = n ? PY(PyImport_GetModule)(n) : NULL;
+    if (n)
+        PY(Py_DecRef)(n);
+    if (!m)
+        PY(PyErr_Clear)();
+    return m;
+}
+
+/* Any event on a watched dict or type: look again. Never fails. */
+static int on_dict(int event, PyObject *d, PyObject *k, PyObject *v)
+{
+    fpy.epoch++;
+    return 0;
+}
+
+static int on_type(PyObject *t)
+{
+    fpy.epoch++;
+    return 0;
+}
+
+void fp_watch_dict(PyObject *d)
+{
+    if (fpy.watchers && d && PY(PyDict_Watch)(fpy.dict_wid, d) < 0)
+        PY(PyErr_Clear)();
+}
+
+void fp_watch_type(PyObject *t)
+{
+    if (fpy.watchers && t && PY(PyType_Watch)(fpy.type_wid, t) < 0)
+        PY(PyErr_Clear)();
+}
+
+static void *data_sym(const char *name)
+{
+    return trlat_real_dlsym(RTLD_DEFAULT, name);
+}
+
+static int needed_api(void)
+{
+    /* the optional entries of pyapi.h the memo cannot do without */
+    return PY(PyObject_GetAttr) && PY(PyObject_SetAttr) && PY(PyObject_VectorcallMethod) &&
+           PY(PyObject_RichCompare) && PY(PyCallable_Check) && PY(PyLong_AsLongLongAndOverflow) &&
+           PY(PyLong_AsUnsignedLongLong) && PY(PyLong_FromLongLong) && PY(PyFloat_AsDouble) &&
+           PY(PyDict_GetItemWithError) && PY(PyDict_Next) && PY(PyDict_Size) && PY(PyDict_Copy) &&
+           PY(PyList_Size) && PY(PyList_GetItem) && PY(PyUnicode_AsUTF8AndSize) &&
+           PY(PyUnicode_InternFromString) && PY(PyUnicode_Compare) && PY(PyEval_SaveThread) &&
+           PY(PyEval_RestoreThread);
+}
+
+static int intern_all(void)
+{
+#define S(field, text)                                              \
+    if (!(fpy.field = PY(PyUnicode_InternFromString)(text)))        \
+        return 0;
+    S(s_data_ptr, "data_ptr") S(s_dtype, "dtype") S(s_is_cuda, "is_cuda") S(s_params, "params")
+    S(s_name, "name") S(s___name__, "__name__") S(s_is_constexpr, "is_constexpr") S(s_is_const, "is_const")
+    S(s_dns, "do_not_specialize") S(s_dnsa, "do_not_specialize_on_alignment")
+    S(s_annotation_type, "annotation_type") S(s__param, "_param") S(s_kind, "kind") S(s_default, "default")
+    S(s_pre_run_hooks, "pre_run_hooks") S(s_used_global_vals, "used_global_vals")
+    S(s_device_caches, "device_caches") S(s_debug, "debug") S(s_runtime, "runtime")
+    S(s_compilation, "compilation") S(s_instrumentation_mode, "instrumentation_mode")
+    S(s_launch_enter_hook, "launch_enter_hook") S(s_launch_exit_hook, "launch_exit_hook") S(s_calls, "calls")
+    S(s_active, "active") S(s_get_current_device, "get_current_device")
+    S(s_get_current_stream, "get_current_stream") S(s___dict__, "__dict__") S(s_run, "run")
+    S(s_function, "function") S(s_grid, "grid") S(s_warmup, "warmup") S(s_metadata, "metadata")
+    S(s_num_warps, "num_warps") S(s_num_ctas, "num_ctas") S(s_shared, "shared")
+    S(s_launch_cooperative_grid, "launch_cooperative_grid") S(s_launch_pdl, "launch_pdl")
+    S(s_global_scratch_size, "global_scratch_size") S(s_profile_scratch_size, "profile_scratch_size")
+#undef S
+    return 1;
+}
+
+/* Free-threaded builds (3.13t) have no GIL to serialize the memo. */
+static int gil_enabled(void)
+{
+    PyObject *sys = import("sys");
+    PyObject *f = attr_s(sys, "_is_gil_enabled");
+    int on = 1;
+    if (f) {
+        PyObject *r = PY(PyObject_CallObject)(f, NULL);
+        if (r) {
+            on = PY(PyObject_IsTrue)(r) != 0;
+            PY(Py_DecRef)(r);
+        } else {
+            PY(PyErr_Clear)();
+        }
+        PY(Py_DecRef)(f);
+    }
+    if (sys)
+        PY(Py_DecRef)(sys);
+    return on;
+}
+
+static int resolve(void)
+{
+    if (!trlat_pyapi_resolve() || !needed_api() || !intern_all() || !gil_enabled())
+        return 0;
+    fpy.t_long = data_sym("PyLong_Type");
+    fpy.t_float = data_sym("PyFloat_Type");
+    fpy.t_bool = data_sym("PyBool_Type");
+    fpy.t_str = data_sym("PyUnicode_Type");
+    fpy.t_tuple = data_sym("PyTuple_Type");
+    fpy.t_list = data_sym("PyList_Type");
+    fpy.t_dict = data_sym("PyDict_Type");
+    fpy.o_true = data_sym("_Py_TrueStruct");
+    fpy.o_false = data_sym("_Py_FalseStruct");
+    fpy.o_none = trlat_py.none;
+    PyObject **te = data_sym("PyExc_TypeError");
+    fpy.exc_type = te ? *te : NULL;
+    if (!fpy.t_long || !fpy.t_float || !fpy.t_bool || !fpy.t_str || !fpy.t_tuple || !fpy.t_list || !fpy.t_dict ||
+        !fpy.o_true || !fpy.o_false || !fpy.exc_type)
+        return 0;
+
+    PyObject *jit = import("triton.runtime.jit");
+    fpy.jit_cls = attr_s(jit, "JITFunction");
+    fpy.compute_cache_key = attr_s(jit, "compute_cache_key");
+    fpy.jit_run = attr_s(fpy.jit_cls, "run");
+    if (jit)
+        PY(Py_DecRef)(jit);
+    fpy.knobs_mod = import("triton.knobs");
+    PyObject *hc = attr_s(fpy.knobs_mod, "HookChain");
+    fpy.t_hookchain = hc; /* held */
+    PyObject *drv = import("triton.runtime.driver");
+    fpy.driver_cfg = attr_s(drv, "driver");
+    if (drv)
+        PY(Py_DecRef)(drv);
+    PyObject *torch = import("torch");
+    PyObject *nn = attr_s(torch, "nn");
+    PyObject *cuda = attr_s(torch, "cuda");
+    PyObject *tc = attr_s(torch, "_C");
+    PyObject *inspect = import("inspect");
+    PyObject *P = attr_s(inspect, "Parameter");
+    fpy.t_tensor = attr_s(torch, "Tensor"); /* held */
+    fpy.t_param = attr_s(nn, "Parameter");  /* held; NULL is fine */
+    fpy.torch_current_device = attr_s(cuda, "current_device");
+    fpy.torch_get_device = attr_s(tc, "_cuda_getDevice");
+    fpy.o_empty = attr_s(P, "empty");
+    PyObject *tmp[] = {torch, nn, cuda, tc, inspect, P};
+    for (unsigned i = 0; i < sizeof tmp / sizeof tmp[0]; i++)
+        if (tmp[i])
+            PY(Py_DecRef)(tmp[i]);
+    return fpy.jit_cls && fpy.jit_run && fpy.knobs_mod && fpy.t_hookchain && fpy.driver_cfg && fpy.t_tensor &&
+           fpy.o_empty && fpy.compute_cache_key;
+}
+
+int fp_py_init(void)
+{
+    if (fpy.ready)
+        return fpy.ready > 0;
+    fpy.ready = -1;
+    if (!resolve()) {
+        if (PY(PyErr_Occurred) && PY(PyErr_Occurred)())
+            PY(PyErr_Clear)();
+        static atomic_flag once;
+        trlat_log_once(&once, "fast path: this Python or Triton is not one it knows (needs CPython 3.9+ with a GIL, "
+                              "Triton 3.6's JITFunction and torch); every call runs through Triton");
+        return 0;
+    }
+    if (PY(PyDict_AddWatcher) && PY(PyDict_Watch) && PY(PyType_AddWatcher) && PY(PyType_Watch)) {
+        fpy.dict_wid = PY(PyDict_AddWatcher)(on_dict);
+        fpy.type_wid = fpy.dict_wid >= 0 ? PY(PyType_AddWatcher)(on_type) : -1;
+        fpy.watchers = fpy.dict_wid >= 0 && fpy.type_wid >= 0;
+        if (!fpy.watchers)
+            PY(PyErr_Clear)(); /* all watcher ids taken: read the attributes on every call */
+    }
+    fpy.epoch = 1;
+    fpy.next_layout_id = 1;
+    /* What the guards read through these objects' dicts. */
+    PyObject *d = fp_getattr(fpy.knobs_mod, fpy.s___dict__);
+    fp_watch_dict(d);
+    if (d)
+        PY(Py_DecRef)(d);
+    fp_watch_type(fpy.jit_cls);
+    fpy.ready = 1;
+    return 1;
+}

@@ -1,0 +1,284 @@
+/* kernel[grid](...) without Python in between: JITFunction.__getitem__
+ * (KernelInterface's, jit.py: `return lambda *args, **kwargs:
+ * self.run(grid=grid, warmup=False, *args, **kwargs)`) is replaced by a C
+ * method returning a small C callable bound to (jitfn, grid). Called, it
+ * keys the call and replays on a hit; otherwise it calls self.run(grid=grid,
+ * warmup=False, *args, **kwargs) exactly as the lambda would, handing the
+ * key it computed to the run hook (fp_prekey_tls) so a miss is keyed once.
+ * Calls it cannot mirror exactly (grid or warmup among the keywords, a
+ * subclass, a fast path that is off) go through the original lambda. */
+#include "fastpath/fp_py.h"
+#include "fastpath/pyhook.h"
+#include "interpose/clock.h"
+#include "interpose/log.h"
+#include "interpose/tstate.h"
+
+#include <stddef.h>
+
+struct fp_launcher {
+    struct fp_pyhead head;
+    void *vectorcall;
+    PyObject *jitfn, *grid;
+};
+
+/* CPython's stable-ABI declarations used to make the type (object.h,
+ * descrobject.h, typeslots.h). */
+struct py_slot {
+    int slot;
+    void *pfunc;
+};
+struct py_spec {
+    const char *name;
+    int basicsize, itemsize;
+    unsigned int flags;
+    struct py_slot *slots;
+};
+struct py_member {
+    const char *name;
+    int type;
+    Py_ssize_t offset;
+    int flags;
+    const char *doc;
+};
+#define PY_TP_CALL 50
+#define PY_TP_DEALLOC 52
+#define PY_TP_DOC 56
+#define PY_TP_MEMBERS 72
+#define PY_TPFLAGS_DEFAULT (1UL << 18)        /* Py_TPFLAGS_HAVE_VERSION_TAG */
+#define PY_TPFLAGS_HAVE_VECTORCALL (1UL << 11)
+#define PY_T_PYSSIZET 19
+#define PY_READONLY 1
+
+_Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
+static PyObject *launcher_type, *orig_getitem, *s_grid_warmup;
+
+static void drop(PyObject *o)
+{
+    if (o)
+        PY(Py_DecRef)(o);
+}
+
+static void launcher_dealloc(PyObject *self)
+{
+    struct fp_launcher *l = (struct fp_launcher *)self;
+    void *tp = l->head.type;
+    drop(l->jitfn);
+    drop(l->grid);
+    PY(PyObject_Free)(self);
+    PY(Py_DecRef)(tp); /* instances of heap types hold their type */
+}
+
+/* The original: KernelInterface.__getitem__(jitfn, grid)(*args, **kwargs). */
+static PyObject *via_lambda(struct fp_launcher *l, PyObject *grid, PyObject *const *args, size_t nargsf,
+                            PyObject *kwnames)
+{
+    PyObject *a[2] = {l->jitfn, grid};
+    PyObject *f = PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
+    if (!f)
+        return NULL;
+    PyObject *r = PY(PyObject_Vectorcall)(f, args, nargsf, kwnames);
+    PY(Py_DecRef)(f);
+    return r;
+}
+
+/* ("grid", "warmup") + kwnames, cached by the identity of kwnames (a call
+ * site's constant tuple). */
+static PyObject *kwnames_for(PyObject *kwnames)
+{
+    static struct { PyObject *in, *out; } cache[16];
+    static unsigned next;
+    if (!kwnames) {
+        PY(Py_IncRef)(s_grid_warmup);
+        return s_grid_warmup;
+    }
+    for (unsigned i = 0; i < 16; i++)
+        if (cache[i].in == kwnames) {
+            PY(Py_IncRef)(cache[i].out);
+            return cache[i].out;
+        }
+    Py_ssize_t n = PY(PyTuple_Size)(kwnames);
+    PyObject *t = PY(PyTuple_New)(n + 2);
+    if (!t)
+        return NULL;
+    PyObject *names[2] = {fpy.s_grid, fpy.s_warmup};
+    for (Py_ssize_t i = 0; i < n + 2; i++) {
+        PyObject *x = i < 2 ? names[i] : PY(PyTuple_GetItem)(kwnames, i - 2);
+        PY(Py_IncRef)(x);
+        PY(PyTuple_SetItem)(t, i, x);
+    }
+    unsigned slot = next++ % 16;
+    drop(cache[slot].in);
+    drop(cache[slot].out);
+    PY(Py_IncRef)(kwnames);
+    PY(Py_IncRef)(t);
+    cache[slot].in = kwnames;
+    cache[slot].out = t;
+    return t;
+}
+
+/* self.run(grid=grid, warmup=False, *args, **kwargs), with pk for the hook. */
+static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames, struct fp_call *pk_call)
+{
+    Py_ssize_t nkw = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
+    PyObject *argv[1 + 1 + FP_MAX_ARGS + 2 + FP_MAX_KW];
+    if (nargs > FP_MAX_ARGS || nkw > FP_MAX_KW)
+        return via_lambda(l, grid, args, (size_t)nargs, kwnames);
+    PyObject *kn = kwnames_for(kwnames);
+    if (!kn)
+        return NULL;
+    PyObject **a = argv + 1; /* argv[0]: room for the callee (ARGUMENTS_OFFSET) */
+    a[0] = l->jitfn;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        a[1 + i] = args[i];
+    a[1 + nargs] = grid;
+    a[2 + nargs] = fpy.o_false;
+    for (Py_ssize_t i = 0; i < nkw; i++)
+        a[3 + nargs + i] = args[nargs + i];
+    struct fp_prekey pk = {l->jitfn, pk_call}, *saved = fp_prekey_tls;
+    fp_prekey_tls = &pk;
+    PyObject *r = PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                                kn);
+    fp_prekey_tls = saved;
+    PY(Py_DecRef)(kn);
+    return r;
+}
+
+static int has_run_keyword(PyObject *kwnames)
+{
+    Py_ssize_t n = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PY(PyTuple_GetItem)(kwnames, i);
+        if (PY(PyUnicode_Compare)(k, fpy.s_grid) == 0 || PY(PyUnicode_Compare)(k, fpy.s_warmup) == 0)
+            return 1;
+    }
+    PY(PyErr_Clear)();
+    return 0;
+}
+
+static void count_pycall(int launched)
+{
+    atomic_fetch_add_explicit(&trlat_pyhook_counts.calls, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(launched ? &trlat_pyhook_counts.one_launch : &trlat_pyhook_counts.no_launch_other, 1,
+                              memory_order_relaxed);
+}
+
+static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    struct fp_launcher *l = (struct fp_launcher *)self;
+    Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
+    if (!fp_conf.on || fpy.ready <= 0 || has_run_keyword(kwnames))
+        return via_lambda(l, l->grid, args, nargsf, kwnames);
+    /* What the run hook notes for a call (pyhook_call.c), for a replay that
+     * never reaches it: the entry time and the caller's site. */
+    struct trlat_tstate *ts = trlat_tstate_get();
+    int outer = ts && !ts->py_t0;
+    uint64_t saved_site = 0;
+    uint32_t saved_launches = 0;
+    if (outer) {
+        uint64_t t0 = trlat_ticks();
+        saved_site = ts->py_site;
+        saved_launches = ts->py_launches;
+        ts->py_site = trlat_pyhook_caller_site();
+        ts->py_launches = 0;
+        ts->py_t0 = t0;
+    }
+    struct fp_call c;
+    struct fp_call *miss = NULL;
+    PyObject *grid = l->grid, *odd = NULL, *k = NULL;
+    int reason = FP_R_BINDING, served = 0;
+    struct fp_entry *e;
+    if (fp_call_from_vector(&c, l->jitfn, l->grid, args, nargs, kwnames) == 0) {
+        switch (fp_lookup(&c, &e, &reason)) {
+        case FP_HIT:
+            k = fp_serve(&c, e, 1, &reason, &odd);
+            if (k) {
+                served = 1;
+                fp_count(c.L, FP_HIT, 0);
+            } else if (PY(PyErr_Occurred)()) { /* raised as Triton would */
+                served = 1;
+                fp_count(c.L, FP_FALLBACK, reason);
+            } else {
+                fp_count(c.L, FP_FALLBACK, reason);
+                if (odd)
+                    grid = odd; /* the grid function ran: Triton gets its result */
+            }
+            break;
+        case FP_MISS:
+            miss = &c; /* the run hook captures it */
+            break;
+        default:
+            fp_count(c.L, FP_FALLBACK, reason);
+        }
+    } else {
+        fp_count(fp_layout_get(l->jitfn), FP_FALLBACK, FP_R_BINDING);
+        c.device_obj = NULL;
+    }
+    if (outer) {
+        if (served)
+            count_pycall(k && ts->py_launches);
+        ts->py_t0 = 0;
+        ts->py_site = saved_site;
+        ts->py_launches = saved_launches;
+    }
+    if (!served)
+        k = via_run(l, grid, args, nargs, kwnames, miss);
+    drop(odd);
+    fp_call_release(&c);
+    return k;
+}
+
+static PyObject *getitem(PyObject *self, PyObject *grid)
+{
+    if (FP_TYPE(self) != (void *)fpy.jit_cls) { /* a subclass: its own semantics */
+        PyObject *a[2] = {self, grid};
+        return PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
+    }
+    struct fp_launcher *l = (struct fp_launcher *)PY(PyType_GenericAlloc)(launcher_type, 0);
+    if (!l)
+        return NULL;
+    l->vectorcall = (void *)launcher_call;
+    PY(Py_IncRef)(self);
+    PY(Py_IncRef)(grid);
+    l->jitfn = self;
+    l->grid = grid;
+    return (PyObject *)l;
+}
+
+static struct py_member members[] = {
+    {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_launcher, vectorcall), PY_READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+
+static struct trlat_pymethoddef getitem_def = {
+    "__getitem__", (void *)getitem, TRLAT_METH_O,
+    "kernel[grid] -> a launcher that replays memoized launches (trlat TRLAT_FASTPATH)"};
+
+void fp_getitem_install(void)
+{
+    if (!PY(PyType_FromSpec) || !PY(PyDescr_NewMethod) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) ||
+        !PY(PyVectorcall_Call))
+        return;
+    static struct py_slot slots[] = {{PY_TP_DEALLOC, (void *)launcher_dealloc},
+                                     {0, NULL},
+                                     {PY_TP_MEMBERS, members},
+                                     {PY_TP_DOC, (void *)"kernel[grid] through trlat's launch memo"},
+                                     {0, NULL}};
+    slots[1] = (struct py_slot){PY_TP_CALL, (void *)PY(PyVectorcall_Call)};
+    static struct py_spec spec = {"trlat.FastLauncher", sizeof(struct fp_launcher), 0,
+                                  PY_TPFLAGS_DEFAULT | PY_TPFLAGS_HAVE_VECTORCALL, slots};
+    PyObject *names[2] = {fpy.s_grid, fpy.s_warmup};
+    s_grid_warmup = PY(PyTuple_New)(2);
+    for (int i = 0; s_grid_warmup && i < 2; i++) {
+        PY(Py_IncRef)(names[i]);
+        PY(PyTuple_SetItem)(s_grid_warmup, i, names[i]);
+    }
+    orig_getitem = PY(PyObject_GetAttrString)(fpy.jit_cls, "__getitem__");
+    launcher_type = PY(PyType_FromSpec)(&spec);
+    PyObject *descr = launcher_type && orig_getitem && s_grid_warmup ? PY(PyDescr_NewMethod)(fpy.jit_cls, &getitem_def) : NULL;
+    if (!descr || PY(PyObject_SetAttrString)(fpy.jit_cls, "__getitem__", descr) < 0) {
+        PY(PyErr_Clear)();
+        static atomic_flag once;
+        trlat_log_once(&once, "fast path: could not install its kernel[grid] launcher; calls take Triton's path to it");
+    }
+    drop(descr);
+}

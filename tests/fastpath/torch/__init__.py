@@ -1,0 +1,85 @@
+# A stand-in for the parts of torch Triton's run() and trlat's memo touch:
+# Tensor (dtype, is_cuda, data_ptr()), nn.Parameter, the current device and
+# the current raw stream. No memory: a tensor is an address and a dtype.
+import types
+
+
+class dtype:
+
+    def __init__(self, name, size):
+        self.name, self.itemsize = name, size
+
+    def __repr__(self):
+        return "torch." + self.name
+
+
+float32 = dtype("float32", 4)
+float16 = dtype("float16", 2)
+int32 = dtype("int32", 4)
+int64 = dtype("int64", 8)
+bool_ = dtype("bool", 1)
+
+_next = [0x7f0000000000]
+
+
+class Tensor:
+
+    def __init__(self, n=16, dtype=float32, device="cuda", ptr=None):
+        self.dtype = dtype
+        self.is_cuda = device == "cuda"
+        if ptr is None:
+            ptr = _next[0]
+            _next[0] += (n * dtype.itemsize + 511) // 512 * 512
+        self._ptr = ptr
+        self.n = n
+
+    def data_ptr(self):
+        return self._ptr
+
+    def view_at(self, offset):
+        """A view starting offset elements in (a misaligned view for odd offsets)."""
+        return Tensor(self.n - offset, self.dtype, "cuda" if self.is_cuda else "cpu",
+                      self._ptr + offset * self.dtype.itemsize)
+
+
+def empty(n, dtype=float32, device="cuda"):
+    return Tensor(n, dtype, device)
+
+
+nn = types.ModuleType("torch.nn")
+
+
+class Parameter(Tensor):
+    pass
+
+
+nn.Parameter = Parameter
+
+_state = {"device": 0, "stream": {0: 0}}
+
+
+def _cuda_getDevice():
+    return _state["device"]
+
+
+def _cuda_getCurrentRawStream(device):
+    return _state["stream"].get(device, 0)
+
+
+def _set_stream(s, device=0):
+    _state["stream"][device] = s
+
+
+def _set_device(d):
+    _state["device"] = d
+
+
+def current_device():
+    return _cuda_getDevice()
+
+
+cuda = types.ModuleType("torch.cuda")
+cuda.current_device = current_device
+_C = types.ModuleType("torch._C")
+_C._cuda_getDevice = _cuda_getDevice
+_C._cuda_getCurrentRawStream = _cuda_getCurrentRawStream

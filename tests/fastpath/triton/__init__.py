@@ -1,0 +1,11 @@
+# A stand-in for Triton 3.6 in trlat's CPU tests of the launch memo: the
+# parts of runtime/jit.py, knobs.py, compiler.py and the CUDA launcher
+# (backends/nvidia/driver.py) that decide what a call launches, with the
+# same names, attributes and semantics, launching through the fake
+# libcuda.so.1 with ctypes. Not Triton's code: a model of it, checked
+# against Triton 3.6's sources (cited in each file).
+__version__ = "3.6.0"
+
+from . import knobs  # noqa: E402,F401
+from . import language  # noqa: E402,F401
+from .runtime.jit import JITFunction, KernelInterface, jit  # noqa: E402,F401

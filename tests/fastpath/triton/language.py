@@ -1,0 +1,13 @@
+class constexpr:
+    """tl.constexpr (language/core.py): an annotation, and a value wrapper."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"constexpr[{self.value}]"
+
+
+float32 = "fp32"
+int32 = "i32"
+int64 = "i64"

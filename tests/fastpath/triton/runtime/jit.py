@@ -1,0 +1,369 @@
+# runtime/jit.py (3.6), compiler.py CompiledKernel and the CUDA launcher
+# (backends/nvidia/driver.py), reduced to what decides a launch:
+#  - KernelParam flags, create_function_from_signature's binder, the
+#    specialization of specialize.cc (int/bool/float/tensor/None/tuple),
+#    compute_cache_key = str(specialization) + str(options);
+#  - run(): debug/instrumentation_mode into kwargs, pre_run_hooks,
+#    device_caches[device], compile on a cache miss (jit_cache_hook), the
+#    used_global_vals check, grid canonicalization, launch;
+#  - the launcher: scratch allocation per launch, enter/exit hooks, packing
+#    (pointers as data_ptr(), i32/i64/u64, fp32 via float, u1 as a byte),
+#    two trailing scratch pointers, cluster/cooperative/PDL attributes, no
+#    launch for an empty grid, RuntimeError("Triton Error [CUDA]: ...").
+# A "compile" loads a fresh function handle named after the kernel
+# (cuLibraryGetKernel + cuKernelGetFunction) and declares its parameter
+# sizes to the fake driver. Test hooks: fn.fake_meta (metadata overrides).
+import ctypes
+import inspect
+import os
+import struct
+from collections import defaultdict
+
+import torch
+
+from .. import knobs
+from .driver import driver
+
+_cuda = ctypes.CDLL("libcuda.so.1")
+_get_kernel = _cuda.cuLibraryGetKernel
+_get_kernel.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
+_kernel_fn = _cuda.cuKernelGetFunction
+_kernel_fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+_set_params = _cuda.fake_cuda_set_params
+_set_params.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_uint)]
+_err = _cuda.cuGetErrorString
+_err.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+
+
+class LaunchAttr(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_ubyte * 64)]
+
+
+class LaunchConfig(ctypes.Structure):
+    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
+                ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(LaunchAttr)), ("numAttrs", ctypes.c_uint)]
+
+
+_launch_ex = _cuda.cuLaunchKernelEx  # dlsym, as the generated launcher does
+_launch_ex.argtypes = [ctypes.POINTER(LaunchConfig), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+
+CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2
+CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
+CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
+
+_CANON = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int64": "i64", "bool": "u1"}
+
+
+class KernelParam:
+
+    def __init__(self, num, param, do_not_specialize, do_not_specialize_on_alignment):
+        self.num = num
+        self._param = param
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+
+    @property
+    def name(self):
+        return self._param.name
+
+    @property
+    def annotation(self):
+        a = self._param.annotation
+        if a is inspect.Parameter.empty or not a:
+            return ""
+        if isinstance(a, str):
+            return a.replace("tl.", "")
+        return getattr(a, "__name__", str(a))
+
+    @property
+    def annotation_type(self):
+        a = self.annotation
+        return a if a in ("i32", "i64", "u64", "fp32", "fp16", "u1", "*fp32", "*fp16") else ""
+
+    @property
+    def is_constexpr(self):
+        return "constexpr" in self.annotation
+
+    @property
+    def is_const(self):
+        return False
+
+
+_ALIGN = int(os.environ.get("FAKE_TRITON_ALIGN", "16"))
+
+
+class _Backend:
+    supports_native_tensor_specialization = True
+
+
+def specialize_impl(backend, arg, is_const, specialize, align):
+    """specialize.cc specialize_arg, dispatching on the exact type first."""
+    t = type(arg)
+    if t is int:
+        if specialize and arg == 1:
+            return ("constexpr", arg)
+        if -2**31 <= arg < 2**31:
+            ty = "i32"
+        elif -2**63 <= arg < 2**63:
+            ty = "i64"
+        elif 0 <= arg < 2**64:
+            ty = "u64"
+        else:
+            raise OverflowError("integer to be specialized too large to represent")
+        return (ty, ("D" if align and arg % 16 == 0 else "") if specialize else None)
+    if t is bool:
+        return ("u1", None)
+    if t is float:
+        return ("fp32", None)
+    if t is tuple:
+        tys, keys = zip(*[specialize_impl(backend, x, False, True, True) for x in arg]) if arg else ((), ())
+        return (tuple(tys), tuple(keys))
+    if arg is None:
+        return ("constexpr", None)
+    if isinstance(arg, torch.Tensor) or hasattr(arg, "data_ptr"):
+        ty = "*" + _CANON[arg.dtype.name]
+        if not specialize:
+            return (ty, None)
+        # FAKE_TRITON_ALIGN: a Triton that specializes differently from the
+        # memo's model (verify mode must notice)
+        return (ty, "D" if align and arg.data_ptr() % _ALIGN == 0 else "")
+    raise TypeError("failed to specialize argument of type: %s" % t.__name__)
+
+
+def create_function_from_signature(sig, kparams, backend):
+    specialization = []
+    for name, kp in zip(sig.parameters.keys(), kparams):
+        if kp.is_constexpr:
+            specialization.append(f'("constexpr", {name})')
+        else:
+            ret = (f"specialize_impl(backend, {name}, {kp.is_const}, {not kp.do_not_specialize}, "
+                   f"{not kp.do_not_specialize_on_alignment})")
+            if kp.annotation_type:
+                spec = not kp.do_not_specialize
+                if kp.annotation_type == "u1" or kp.annotation_type[:2] in ["fp", "bf"]:
+                    spec = False
+                if spec:
+                    specialization.append(f'("{kp.annotation_type}",) + {ret}[1:]')
+                else:
+                    specialization.append(f'("{kp.annotation_type}", None)')
+            else:
+                specialization.append(ret)
+    arg = lambda x: x[0] if x[1].default is inspect.Parameter.empty else f"{x[0]}=default_{x[0]}"
+    src = f"""
+def dynamic_func({", ".join(list(map(arg, sig.parameters.items())) + ["**options"])}):
+    params = {{{', '.join([f"'{name}': {name}" for name in sig.parameters.keys()])}}}
+    specialization = [{','.join(specialization)}]
+    return params, specialization, options
+"""
+    ns = {f"default_{n}": p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
+    ns["specialize_impl"] = specialize_impl
+    ns["backend"] = backend
+    exec(src, ns)
+    return ns["dynamic_func"]
+
+
+def compute_cache_key(kernel_key_cache, specialization, options):
+    key = (tuple(specialization), str(options))
+    k = kernel_key_cache.get(key)
+    if k is None:
+        k = kernel_key_cache[key] = str(specialization) + str(options)
+    return k
+
+
+_SIZES = {"i1": 1, "i8": 1, "u1": 1, "u8": 1, "i16": 2, "u16": 2, "fp16": 2, "bf16": 2, "i32": 4, "u32": 4,
+          "fp32": 4, "i64": 8, "u64": 8, "fp64": 8}
+
+
+def _pack(ty, v):
+    if ty[0] == "*":
+        p = 0 if v is None else v if type(v) is int else v.data_ptr()
+        return struct.pack("<Q", p)
+    if ty in ("fp32", "fp16", "bf16", "fp64"):
+        v = float(v)
+        if ty == "fp32":
+            return struct.pack("<f", v)
+        if ty == "fp64":
+            return struct.pack("<d", v)
+        if ty == "fp16":
+            return struct.pack("<e", v)
+        return struct.pack("<f", v)[2:]
+    n = _SIZES[ty]
+    return (int(v) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+
+
+class _Metadata:
+
+    def __init__(self, name, **kw):
+        self.name = name
+        self.num_warps = kw.get("num_warps", 4)
+        self.num_ctas = kw.get("num_ctas", 1)
+        self.shared = kw.get("shared", 0)
+        self.launch_cooperative_grid = kw.get("launch_cooperative_grid", False)
+        self.launch_pdl = kw.get("launch_pdl", False)
+        self.global_scratch_size = kw.get("global_scratch_size", 0)
+        self.profile_scratch_size = kw.get("profile_scratch_size", 0)
+
+
+class CudaLauncher:
+
+    def __init__(self, signature, metadata):
+        self.signature = signature  # non-constexpr types, in order
+        self.md = metadata
+
+    def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata, enter, exit_, *args):
+        md = self.md
+        # driver.py CudaLauncher.__call__: allocate scratch on every launch
+        gs = 0x5000 if md.global_scratch_size > 0 else 0
+        ps = 0x6000 if md.profile_scratch_size > 0 else 0
+        if enter is not None:
+            enter(launch_metadata)
+        blobs = [_pack(ty, a) for ty, a in zip(self.signature, args)]
+        blobs += [struct.pack("<Q", gs), struct.pack("<Q", ps)]
+        bufs = [ctypes.create_string_buffer(b, len(b)) for b in blobs]
+        params = (ctypes.c_void_p * len(bufs))(*[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
+        if gridX * gridY * gridZ > 0:
+            attrs = (LaunchAttr * 4)()
+            n = 0
+            if md.launch_pdl:
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+                attrs[n].value[0] = 1
+                n += 1
+            if md.launch_cooperative_grid:
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+                attrs[n].value[0] = 1
+                n += 1
+            if md.num_ctas != 1:
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+                attrs[n].value[0:12] = list(struct.pack("<III", md.num_ctas, 1, 1))
+                n += 1
+                attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
+                attrs[n].value[0] = 1
+                n += 1
+            cfg = LaunchConfig(gridX * md.num_ctas, gridY, gridZ, 32 * md.num_warps, 1, 1, md.shared,
+                               ctypes.c_void_p(stream), attrs, n)
+            rc = _launch_ex(ctypes.byref(cfg), function, params, None)
+            if rc != 0:
+                s = ctypes.c_char_p()
+                _err(rc, ctypes.byref(s))
+                raise RuntimeError("Triton Error [CUDA]: " + s.value.decode())
+        if exit_ is not None:
+            exit_(launch_metadata)
+
+
+class CompiledKernel:
+
+    def __init__(self, fn, signature, metadata):
+        self.name = fn.__name__
+        self.metadata = metadata
+        self.packed_metadata = (metadata.num_warps, metadata.num_ctas, metadata.shared)
+        k, f = ctypes.c_void_p(), ctypes.c_void_p()
+        assert _get_kernel(ctypes.byref(k), ctypes.c_void_p(0x3000), self.name.encode()) == 0
+        assert _kernel_fn(ctypes.byref(f), k) == 0
+        self.function = f.value
+        sig = [ty for ty in signature.values() if ty != "constexpr"]
+        sizes = [8 if ty[0] == "*" else _SIZES[ty] for ty in sig] + [8, 8]
+        _set_params(self.function, len(sizes), (ctypes.c_uint * len(sizes))(*sizes))
+        self.run = CudaLauncher(sig, metadata)
+
+    def launch_metadata(self, grid, stream, *args):
+        if knobs.runtime.launch_enter_hook is None:
+            return None
+        return {"name": self.name, "function": self.function, "stream": stream}
+
+
+class KernelInterface:
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(grid=grid, warmup=True, *args, **kwargs)
+
+    def run(self, *args, grid, warmup, **kwargs):
+        raise NotImplementedError("run not implemented")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(grid=grid, warmup=False, *args, **kwargs)
+
+
+class JITFunction(KernelInterface):
+
+    def __init__(self, fn, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None):
+        dns = do_not_specialize or []
+        dnsa = do_not_specialize_on_alignment or []
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.signature = inspect.signature(fn)
+        self.params = []
+        for i, p in enumerate(self.signature.parameters.values()):
+            self.params.append(KernelParam(i, p, i in dns or p.name in dns, i in dnsa or p.name in dnsa))
+        self.device_caches = defaultdict(self.create_binder)
+        self.debug = debug
+        self.pre_run_hooks = []
+        self.used_global_vals = {}
+        self.arg_names = [p.name for p in self.params]
+
+    def create_binder(self):
+        return {}, {}, "cuda:90", _Backend(), create_function_from_signature(self.signature, self.params, _Backend())
+
+    def add_pre_run_hook(self, hook):
+        self.pre_run_hooks.append(hook)
+
+    def _do_compile(self, key, signature, device, options, warmup):
+        kernel_cache = self.device_caches[device][0]
+        hook = knobs.runtime.jit_cache_hook
+        if hook is not None and hook(key=key):
+            return None
+        md = dict(getattr(self.fn, "fake_meta", {}))
+        for k in ("num_warps", "num_ctas", "launch_cooperative_grid", "launch_pdl"):
+            if k in options:
+                md[k] = options[k]
+        kernel = CompiledKernel(self.fn, signature, _Metadata(self.__name__, **md))
+        kernel_cache[key] = kernel
+        # DependenciesFinder: the globals the kernel reads, with their values
+        for name in getattr(self.fn, "fake_globals", ()):
+            self.used_global_vals[(name, id(self.fn.__globals__))] = (self.fn.__globals__[name], self.fn.__globals__)
+        return kernel
+
+    def run(self, *args, grid, warmup, **kwargs):
+        kwargs["debug"] = kwargs.get("debug", self.debug) or knobs.runtime.debug
+        kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+        device = driver.active.get_current_device()
+        stream = driver.active.get_current_stream(device)
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
+        kernel_cache, kernel_key_cache, target, backend, binder = self.device_caches[device]
+        bound_args, specialization, options = binder(*args, **kwargs)
+        key = compute_cache_key(kernel_key_cache, specialization, options)
+        kernel = kernel_cache.get(key, None)
+        if kernel is None:
+            signature = {k.name: v[0] for k, v in zip(self.params, specialization)}
+            kernel = self._do_compile(key, signature, device, options, warmup)
+            if kernel is None:
+                return None
+        not_present = object()
+        for (name, _), (val, globals_dict) in self.used_global_vals.items():
+            if (newVal := globals_dict.get(name, not_present)) != val:
+                raise RuntimeError(
+                    f"Global variable {name} has changed since we compiled this kernel, from {val} to {newVal}")
+        if not warmup:
+            assert grid is not None
+            if callable(grid):
+                grid = grid(bound_args)
+            grid_size = len(grid)
+            grid_0 = grid[0]
+            grid_1 = grid[1] if grid_size > 1 else 1
+            grid_2 = grid[2] if grid_size > 2 else 1
+            launch_metadata = kernel.launch_metadata(grid, stream, *bound_args.values())
+            nonconst = [v for v, s in zip(bound_args.values(), specialization) if s[0] != "constexpr"]
+            kernel.run(grid_0, grid_1, grid_2, stream, kernel.function, kernel.packed_metadata, launch_metadata,
+                       knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook, *nonconst)
+        return kernel
+
+
+def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None):
+
+    def decorator(f):
+        return JITFunction(f, do_not_specialize, do_not_specialize_on_alignment, debug)
+
+    return decorator(fn) if fn is not None else decorator

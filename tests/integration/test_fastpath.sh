@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The launch memo (TRLAT_FASTPATH), on the stand-in Triton 3.6 of
+# tests/fastpath and the fake driver: every workload's output and launch
+# sequence (TRLAT_FASTPATH_LOG: function, grid, block, shared memory,
+# attributes, parameter bytes) are the same with the fast path off, on and
+# in verify mode; hits happen; fallbacks are counted by reason. Runs under
+# every Python found of python3 and python3.12 (dict watchers: 3.12+).
+. "$(dirname "$0")/lib.sh"
+PROG=$ROOT/tests/fastpath/prog.py
+
+pythons=()
+for p in "${PYTHON:-python3}" python3.12 /root/.pyenv/versions/3.12*/bin/python3.12; do
+    exe=$(command -v "$p" 2>/dev/null) || continue
+    real=$("$exe" -c 'import sys; print(sys.executable if sys.version_info >= (3, 9) else "")' 2>/dev/null)
+    [ -n "$real" ] || continue
+    case " ${pythons[*]} " in *" $real "*) ;; *) pythons+=("$real") ;; esac
+done
+
+run() { # TAG FASTPATH MODE N [env...]
+    local tag=$1 fp=$2 mode=$3 n=$4; shift 4
+    rm -f "$WORK/$tag.json" "$WORK/$tag.log"
+    env "$@" TRLAT_FASTPATH=$fp TRLAT_FASTPATH_LOG="$WORK/$tag.log" TRLAT_OUTPUT="$WORK/$tag.json" \
+        LD_PRELOAD=$LIB "$PY" "$PROG" "$mode" "$n" >"$WORK/$tag.out" 2>"$WORK/$tag.err"
+    echo $? >>"$WORK/$tag.out"
+    touch "$WORK/$tag.log"
+}
+same() { # NAME A B: same stdout and launch log
+    expect "$1: same output" "$(cat "$WORK/$3.out")" "$(cat "$WORK/$2.out")"
+    if cmp -s "$WORK/$2.log" "$WORK/$3.log" && [ -s "$WORK/$2.log" ]; then ok "$1: same launches"; else
+        fail "$1: same launches" "$(diff "$WORK/$2.log" "$WORK/$3.log" | head -4)"; fi
+}
+fpk() { rq "$WORK/$1.json" "$2"; } # TAG EXPR
+total() { fpk "$1" 'sum(k["fastpath"]["'"$2"'"] for k in r["kernels"] if k["fastpath"])'; }
+reason() { fpk "$1" 'sum(k["fastpath"]["fallbacks"].get("'"$2"'", 0) for k in r["kernels"] if k["fastpath"])'; }
+
+for PY in "${pythons[@]}"; do
+    v=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    run off 0 corpus 4
+    run on 1 corpus 4
+    run ver verify corpus 4
+    run ident 1 corpus 4 TRLAT_FASTPATH_MODE=identical
+    run nogi 1 corpus 4 TRLAT_FASTPATH_GETITEM=0
+    run keep 1 corpus 4 TRLAT_FASTPATH_GIL=keep
+    same "py$v corpus on" off on
+    same "py$v corpus verify" off ver
+    same "py$v corpus identical mode" off ident
+    same "py$v corpus through run() only" off nogi
+    same "py$v corpus GIL kept" off keep
+    expect "py$v corpus: report says on" "$(fpk on 'r["config"]["fastpath"]')" on
+    expect "py$v corpus: most calls hit" "$(fpk on 'sum(k["fastpath"]["hits"] for k in r["kernels"]) >= 3 * sum(k["fastpath"]["misses"] for k in r["kernels"])')" True
+    expect "py$v corpus: nothing fell back" "$(fpk on '[k["fastpath"]["fallbacks"] for k in r["kernels"] if k["fastpath"]["fallbacks"]]')" "[]"
+    expect "py$v verify: zero mismatches, same hits" "$(reason ver verify_mismatch):$(total ver hits)" "0:$(total on hits)"
+    expect "py$v run() path hits too" "$(total nogi hits)" "$(total on hits)"
+    expect "py$v report off: fastpath null" "$(fpk off '[k["fastpath"] for k in r["kernels"]][:1]')" "[None]"
+    expect "py$v nothing on stderr" "$(cat "$WORK/on.err" "$WORK/ver.err")" ""
+
+    # a memo smaller than the keys in use: bounded, still right
+    run moff 0 memo 20
+    run small 1 memo 20 TRLAT_FASTPATH_MEMO=4
+    run none 1 memo 20 TRLAT_FASTPATH_MEMO=0
+    run big 1 memo 20
+    same "py$v memo of 4 entries, 20 keys" moff small
+    same "py$v memo of 0 entries" moff none
+    expect "py$v memo of 0: every call misses" "$(total none hits):$(total none misses)" "0:60"
+    expect "py$v memo of 20+: 20 misses then hits" "$(total big misses):$(total big hits)" "20:40"
+
+    # threads: per-thread captures; launch order between threads varies
+    run toff 0 threads 50
+    run ton 1 threads 50
+    sort "$WORK/toff.log" >"$WORK/toff.s"; sort "$WORK/ton.log" >"$WORK/ton.s"
+    if cmp -s "$WORK/toff.s" "$WORK/ton.s"; then ok "py$v threads: same launches"; else fail "py$v threads: same launches" "differ"; fi
+    expect "py$v threads: hits (a key can miss once per thread)" "$(fpk ton 'k("add_kernel")["fastpath"]["hits"] >= 192')" True
+
+    # hooks Triton calls: never replayed while set
+    run hoff 0 hooks 20
+    run hon 1 hooks 20
+    same "py$v hooks" hoff hon
+    expect "py$v hooks: called as often" "$(head -1 "$WORK/hon.out")" "pre 20 enter 20"
+    expect "py$v hooks: counted by reason" "$(reason hon pre_run_hooks):$(reason hon launch_hooks)" "20:20"
+    expect "py$v hooks: hits once they are gone" "$(fpk hon 'k("add_kernel")["fastpath"]["hits"] >= 19')" True
+
+    # what the memo must leave to Triton
+    run foff 0 fallbacks 10
+    run fon 1 fallbacks 10
+    run fver verify fallbacks 10
+    same "py$v fallbacks" foff fon
+    same "py$v fallbacks verify" foff fver
+    expect "py$v scratch kernels never replayed" "$(fpk fon 'k("scratch_kernel")["fastpath"]["hits"]'):$(reason fon nomemo_scratch)" "0:10"
+    expect "py$v warmup" "$(reason fon warmup)" 10
+    expect "py$v two launches in one call" "$(reason fon nomemo_launches)" 10
+    expect "py$v a tuple argument" "$(reason fon argtype)" 1
+    expect "py$v changed global raises as Triton does" "$(grep -c '^global: Global variable SCALE has changed' "$WORK/fon.out"):$(reason fon globals)" "3:3"
+    expect "py$v an option the key cannot hold" "$(reason fon kwargs)" 10
+    expect "py$v a grid function that raises, raised once per call" "$(grep -c '^grid: grid says no' "$WORK/fon.out")" 3
+
+    # a Triton whose specialization the memo's key does not model: verify
+    # notices, reports, and leaves the key to Triton
+    run aoff 0 align 10 FAKE_TRITON_ALIGN=32
+    run aver verify align 10 FAKE_TRITON_ALIGN=32
+    same "py$v verify: a key Triton splits" aoff aver
+    expect "py$v verify: mismatch counted once, then blocked" "$(reason aver verify_mismatch):$(reason aver verify_blocked)" "1:18"
+    expect "py$v verify: mismatch reported" "$(grep -c 'fast path verify: add_kernel: the memo.s kernel' "$WORK/aver.err")" 1
+
+    # no current context: Triton makes one; the memo leaves it to Triton
+    run coff 0 loop 30 FAKE_CUDA_NO_CONTEXT=1
+    run con 1 loop 30 FAKE_CUDA_NO_CONTEXT=1
+    same "py$v no context" coff con
+    expect "py$v no context: counted (all but the 3 first misses)" "$(reason con context)" 27
+done
+[ ${#pythons[@]} -gt 0 ] || fail "python" "no python3 found"
