@@ -42,6 +42,7 @@ TARGET = {"nop_with_args": 1.3, "nop0": 1.2, "add_lambda": 1.5}
 
 # ------------------------------------------------------------------ child side
 def child(kernel, mode, n):
+    global tl  # Triton resolves a kernel's annotations in its module's globals
     import torch
     import triton
     import triton.language as tl
@@ -123,6 +124,7 @@ def child(kernel, mode, n):
 def decode_child(mode, steps):
     """A launch-bound decode step: 10 small Triton kernels over a sequence
     that grows by one each step (one CUDA graph cannot serve it)."""
+    global tl
     import torch
     import triton
     import triton.language as tl
@@ -256,14 +258,16 @@ def main():
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--skip-decode", action="store_true")
+    ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset of %s" % (KERNELS,))
     a = ap.parse_args()
+    kernels = [k for k in a.kernels.split(",") if k in KERNELS]
     me = os.path.abspath(__file__)
     raw = {"args16": [], "args0": []}
     res = {(k, c[0]): [] for k in KERNELS for c in CONFIGS}
     for r in range(a.rounds):
         for mode in raw:
             raw[mode].append(measure([BENCH, str(a.n * 5), mode], {}, False))
-        for kname in KERNELS:
+        for kname in kernels:
             for label, (preload, env, mode) in CONFIGS:
                 res[(kname, label)].append(
                     measure([sys.executable, me, "--child", kname, mode, str(a.n)], env, preload))
@@ -280,7 +284,7 @@ def main():
             cells.append("%.0f (%.2fx)" % (v, v / base[kname]))
         print("%-26s %16s %16s %16s" % (label, *cells))
     ok = True
-    for kname in KERNELS:
+    for kname in kernels:
         hit = med(res[(kname, "trlat fastpath hit")]) / base[kname]
         miss = med(res[(kname, "trlat fastpath miss")]) / med(res[(kname, "triton JIT")])
         good = hit <= TARGET[kname] and miss <= 1.03
