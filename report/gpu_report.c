@@ -1,11 +1,11 @@
 /* CUPTI's part of the report: moves the GPU fold into the report's fold
  * (per-kernel GPU time, launches seen only through CUPTI, starvation, GPU
  * busy time), adds a "gpu" object with the fold's own counters, and writes
- * the "gpu" and "starved" events for TRLAT_TRACE. C++ kernel names are
- * demangled here when the process has __cxa_demangle. */
+ * the "gpu" and "starved" events for TRLAT_TRACE. */
 #include "interpose/cupti_session.h"
 #include "interpose/log.h"
 #include "interpose/real.h"
+#include "report/demangle.h"
 #include "report/json.h"
 #include "report/writer.h"
 
@@ -19,34 +19,6 @@ static struct trlat_kstats **entry_of;
 static size_t nentries;
 static struct trlat_gpu_totals totals;
 static int have_totals;
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-static char *demangle(const char *name)
-{
-    static demangle_fn fn;
-    static int looked;
-    if (strncmp(name, "_Z", 2) != 0)
-        return NULL;
-    if (!looked) {
-        /* the global scope, else a C++ runtime some library loaded locally */
-        fn = (demangle_fn)trlat_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        static const char *const libs[] = {"libstdc++.so.6", "libc++abi.so.1", NULL};
-        for (int i = 0; !fn && libs[i]; i++) {
-            void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
-            if (h)
-                fn = (demangle_fn)trlat_real_dlsym(h, "__cxa_demangle");
-        }
-        looked = 1;
-    }
-    int status = -1;
-    char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
-    if (status != 0) {
-        free(d);
-        return NULL;
-    }
-    return d;
-}
 
 static struct trlat_kstats *find(struct trlat_fold *f, const char *name)
 {
@@ -63,7 +35,7 @@ static struct trlat_kstats *entry_for(struct trlat_fold *f, const char *name)
     struct trlat_kstats *k = find(f, name);
     if (k)
         return k;
-    char *d = demangle(name);
+    char *d = trlat_demangle(name);
     k = trlat_fold_kernel(f, d ? d : name);
     free(d);
     return k;

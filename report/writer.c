@@ -4,6 +4,7 @@
 #include "interpose/log.h"
 #include "interpose/names.h"
 #include "interpose/trlat.h"
+#include "report/demangle.h"
 #include "report/json.h"
 #include "report/output.h"
 #include "report/sites.h"
@@ -198,6 +199,9 @@ static void events_json(struct trlat_json *j, struct trlat_fold *f)
         const struct trlat_event *e = l.v[i].e;
         char buf[48];
         const char *name = trlat_names_get(e->func);
+        char *readable = trlat_demangle(name);
+        if (readable)
+            name = readable;
         if (!name) {
             snprintf(buf, sizeof buf, "<unknown %p>", e->func);
             name = buf;
@@ -224,6 +228,7 @@ static void events_json(struct trlat_json *j, struct trlat_fold *f)
             trlat_json_u64(j, NULL, e->block[d]);
         trlat_json_end_arr(j);
         trlat_json_end_obj(j);
+        free(readable);
     }
     free(l.v);
     for (int i = 0; i < nwriters; i++)
@@ -316,6 +321,19 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     trlat_json_end_obj(&j);
 }
 
+/* C++ kernels (PyTorch's) under readable names. Runs after the contributors
+ * joined CUPTI's records to the host's by the names both saw (mangled). */
+static void demangle_names(struct trlat_fold *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        char *d = trlat_demangle(f->k[i]->name);
+        if (d) {
+            free(f->k[i]->name);
+            f->k[i]->name = d;
+        }
+    }
+}
+
 static void finish(void)
 {
     uint64_t wall_ns = trlat_now_ns() - trlat_start_ns;
@@ -326,6 +344,7 @@ static void finish(void)
     }
     for (int i = 0; i < ncontrib; i++)
         contributors[i](f);
+    demangle_names(f);
     trlat_fold_sort(f);
     uint64_t launches = 0;
     for (size_t i = 0; i < f->n; i++)

@@ -41,7 +41,7 @@ expect "exit from a thread: report" "$(rq "$WORK/exit.json" 'k("exit_thread_kern
 # C++ exceptions keep working.
 TRLAT_OUTPUT="$WORK/cxx.json" LD_PRELOAD=$LIB "$BIN/cxx_throw" >"$WORK/c.out" 2>&1; rc=$?
 expect "C++ throw/catch under trlat" "$rc:$(cat "$WORK/c.out")" "0:caught 1000"
-expect "C++ program's launches" "$(rq "$WORK/cxx.json" 'k("cxx_kernel")["launches"]')" 1000
+expect "C++ program's launches, name demangled" "$(rq "$WORK/cxx.json" 'k("cxx_kernel(float*, int)")["launches"]')" 1000
 
 # A second preloaded library using dlsym(RTLD_NEXT, "malloc").
 TRLAT_OUTPUT="$WORK/mw.json" LD_PRELOAD="$LIB $B/tests/lib/libmallocwrap.so" "$BIN/launcher" dlsym 10 >"$WORK/m.out" 2>"$WORK/m.err"; rc=$?
