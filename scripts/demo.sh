@@ -19,7 +19,7 @@ else
     echo "   each launch spinning 3 us as a driver would; Triton, Python and GPU times are absent."
     export LD_LIBRARY_PATH=$PWD/$BUILD/tests/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     TRLAT_OUTPUT=$OUTDIR/demo.json FAKE_CUDA_LAUNCH_NS=3000 LD_PRELOAD=$LIB \
-        "$BUILD/tests/bin/launcher" threads 20000
+        "$BUILD/tests/bin/launcher" dlsym 20000 >/dev/null
     REPORT=$OUTDIR/demo.json
 fi
 echo
