@@ -16,6 +16,8 @@ decode loop: the fast path closes >= 75% of the eager-to-graph gap.
 Lines starting with TABLE are the summary gpu-test.sh keeps.
 """
 import argparse
+import json
+import tempfile
 import os
 import statistics
 import subprocess
@@ -230,14 +232,40 @@ def decode_child(mode, steps):
 
 
 # ------------------------------------------------------------------ parent side
+HIT_RATES = {}  # (command's mode words) -> list of fast-path hit shares
+
+
+def hit_share(report):
+    """Share of the fast path's calls that hit, from a report (None if none)."""
+    try:
+        with open(report) as f:
+            ks = json.load(f)["kernels"]
+    except (OSError, ValueError, KeyError):
+        return None
+    hits = calls = 0
+    for k in ks:
+        fp = k.get("fastpath") or {}
+        hits += fp.get("hits", 0)
+        calls += fp.get("hits", 0) + fp.get("misses", 0) + sum((fp.get("fallbacks") or {}).values())
+    return hits / calls if calls else None
+
+
 def measure(cmd, env_extra, preload):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
-    env.update({"TRLAT_SUMMARY": "0", "TRLAT_OUTPUT": "/dev/null", "TRLAT_CUPTI": "0"})
+    fd, report = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    os.unlink(report)
+    env.update({"TRLAT_SUMMARY": "0", "TRLAT_OUTPUT": report, "TRLAT_CUPTI": "0"})
     env.update(env_extra)
     if preload:
         env["LD_PRELOAD"] = LIB
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    if env_extra.get("TRLAT_FASTPATH", "0") != "0":
+        share = hit_share(report)
+        HIT_RATES.setdefault(" ".join(cmd[2:]) + " " + env_extra.get("TRLAT_FASTPATH_MEMO", ""), []).append(share)
+    if os.path.exists(report):
+        os.unlink(report)
     for tok in p.stdout.split():
         if "=" in tok:
             k, v = tok.split("=", 1)
@@ -306,6 +334,11 @@ def main():
         ok &= good
         print("TABLE fastpath decode: eager %.1f us, fastpath %.1f us, graphs %.1f us per step; gap closed %.0f%% "
               "(target 75%%) %s" % (e, f, g, closed, "PASS" if good else "FAIL"))
+    # A "hit" row is only a hit row if the calls hit (the timed loop and its
+    # warm-up: all but the first call of each process).
+    for what, shares in sorted(HIT_RATES.items()):
+        vals = [x for x in shares if x is not None]
+        print("fast-path hit share %-40s %s" % (what, " ".join("%.3f" % x for x in vals) or "n/a"))
     return 0 if ok else 1
 
 
