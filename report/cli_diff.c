@@ -16,7 +16,8 @@ static const char usage_text[] =
     "\n"
     "Compares two reports kernel by kernel (matched by name) and in total. Exit\n"
     "status: 1 when a tracked figure regressed by more than the threshold, 0\n"
-    "otherwise, 2 for bad input. Kernels in only one report are listed, not failed.\n"
+    "otherwise, 2 for bad input. Kernels in only one report are listed, not failed;\n"
+    "so are changes of launch errors (launches the driver refused).\n"
     "\n"
     "  --threshold PCT    allowed change in percent (default 10); for the starved\n"
     "                     share, in percentage points\n"
@@ -226,22 +227,46 @@ static void fig_row(struct cli_table *t, const struct fig *f)
         cli_table_add(t, cells[i]);
 }
 
+/* A totals row of counts, shown for information only. */
+static void count_row(struct cli_table *t, const char *label, uint64_t base, uint64_t now)
+{
+    char b[CLI_FMT_LEN], n[CLI_FMT_LEN], ch[CLI_FMT_LEN];
+    double change = base ? ((double)now - (double)base) / (double)base : NAN;
+    cli_table_row(t, label, cli_fmt_count(b, base), cli_fmt_count(n, now), cli_fmt_change(ch, change),
+                  "(not tracked)");
+}
+
 static void print_totals(FILE *out, const struct diff *d, const struct cli_report *b, const struct cli_report *n)
 {
     struct cli_table t;
-    char lb[CLI_FMT_LEN], ln[CLI_FMT_LEN], ch[CLI_FMT_LEN];
     cli_table_init(&t, "lrrrl");
     cli_table_row(&t, "total", "base", "new", "change", "");
     for (size_t i = 0; i < d->n; i++)
         if (!d->figs[i].kernel)
             fig_row(&t, &d->figs[i]);
-    double lc = b->totals.launches ? ((double)n->totals.launches - (double)b->totals.launches) /
-                                         (double)b->totals.launches
-                                   : NAN;
-    cli_table_row(&t, "launches", cli_fmt_count(lb, b->totals.launches), cli_fmt_count(ln, n->totals.launches),
-                  cli_fmt_change(ch, lc), "(not tracked)");
+    count_row(&t, "launches", b->totals.launches, n->totals.launches);
+    struct cli_agg ab, an;
+    cli_aggregate(b, &ab);
+    cli_aggregate(n, &an);
+    if (ab.errors || an.errors)
+        count_row(&t, "launch errors", ab.errors, an.errors);
     cli_table_print(&t, out, "  ");
     cli_table_free(&t);
+}
+
+/* Kernels of both reports whose launch errors changed (information, not
+ * gated): one line each. */
+static void list_errors(FILE *out, const struct cli_report *b, const struct cli_kernel **n_sorted, size_t nn)
+{
+    char eb[CLI_FMT_LEN], en[CLI_FMT_LEN];
+    for (size_t i = 0; i < b->n_kernels; i++) {
+        const struct cli_kernel *k = lookup(n_sorted, nn, &b->kernels[i]);
+        if (!k || k->errors == b->kernels[i].errors)
+            continue;
+        fputs("launch errors changed (not tracked): ", out);
+        cli_put_text(out, k->name);
+        fprintf(out, " %s -> %s\n", cli_fmt_count(eb, b->kernels[i].errors), cli_fmt_count(en, k->errors));
+    }
 }
 
 static void print_kernels(FILE *out, const struct diff *d, size_t compared)
@@ -338,6 +363,7 @@ static int run_diff(const struct options *o, const struct cli_report *b, const s
     print_kernels(stdout, &d, compared);
     list_unmatched(stdout, n, bb, b->n_kernels, "added (only in NEW):");
     list_unmatched(stdout, b, nb, n->n_kernels, "removed (only in BASE):");
+    list_errors(stdout, b, nb, n->n_kernels);
     int rc = verdict(stdout, &d);
     free(nb);
     free(bb);

@@ -10,6 +10,15 @@
 
 #define CLI_HIST_SCHEME TRLAT_HIST_SCHEME
 
+const char *const cli_python_counts[CLI_PY_COUNTS] = {"calls", "nested_calls", "calls_one_launch",
+                                                      "calls_multi_launch", "warmup", "error", "other"};
+const char *const cli_gpu_counters[CLI_GPU_COUNTERS] = {"kernel_records",     "devices",
+                                                        "busy_ns",            "starved_ns",
+                                                        "starved_launches",   "stream_starved_ns",
+                                                        "dropped_records",    "untimed_records",
+                                                        "late_records",       "unjoined_records",
+                                                        "joined_by_trlat_id", "other_kernel_records"};
+
 /* Loader state: the JSON path of the value being read, for messages, and
  * where a failure jumps to (every allocation hangs off the report, so
  * cli_report_free releases a half-built one). */
@@ -263,6 +272,7 @@ static void load_kernel(struct ld *ld, const json_t *k, struct cli_kernel *kn)
     kn->module = get_str(ld, k, "module", OPT);
     kn->launches = get_u64(ld, k, "launches");
     load_sources(ld, k, kn);
+    kn->errors = get_opt_u64(ld, k, "errors").v;
     load_stat(ld, k, "driver_ns", REQ, &kn->driver);
     load_stat(ld, k, "gap_ns", OPT, &kn->gap);
     load_stat(ld, k, "py_to_driver_ns", OPT, &kn->py);
@@ -345,7 +355,10 @@ static bool load_event(struct ld *ld, const json_t *ev, struct cli_event *e)
     e->stream = get_opt_u64(ld, ev, "stream");
     if (e->kind == CLI_EV_GPU) {
         e->corr = get_opt_u64(ld, ev, "corr");
+        e->cupti_corr = get_opt_u64(ld, ev, "cupti_corr");
         e->source = get_str(ld, ev, "source", OPT);
+    } else {
+        e->scope = get_str(ld, ev, "scope", OPT);
     }
     return true;
 }
@@ -421,6 +434,51 @@ static void load_totals(struct ld *ld, const json_t *root, struct cli_report *r)
     pop(ld, mark);
 }
 
+/* An optional top-level object: NULL when null or absent, else checked to
+ * be an object with the path pushed (*mark restores it). */
+static const json_t *open_object(struct ld *ld, const json_t *root, const char *key, size_t *mark)
+{
+    const json_t *v = field(ld, root, key, OPT);
+    if (!v)
+        return NULL;
+    *mark = push_key(ld, key);
+    need(ld, v, JSON_OBJECT, "an object or null");
+    return v;
+}
+
+static void load_python(struct ld *ld, const json_t *root, struct cli_python *py)
+{
+    size_t mark;
+    const json_t *v = open_object(ld, root, "python", &mark);
+    if (!v)
+        return;
+    py->set = true;
+    py->hook = get_str(ld, v, "hook", REQ);
+    py->triton_version = get_str(ld, v, "triton_version", OPT);
+    py->reason = get_str(ld, v, "reason", OPT);
+    for (size_t i = 0; i < CLI_PY_NO_LAUNCH_WARMUP; i++)
+        py->n[i] = get_u64(ld, v, cli_python_counts[i]);
+    const json_t *without = field(ld, v, "calls_without_launch", REQ);
+    size_t m2 = push_key(ld, "calls_without_launch");
+    need(ld, without, JSON_OBJECT, "an object");
+    for (size_t i = CLI_PY_NO_LAUNCH_WARMUP; i < CLI_PY_COUNTS; i++)
+        py->n[i] = get_u64(ld, without, cli_python_counts[i]);
+    pop(ld, m2);
+    pop(ld, mark);
+}
+
+static void load_gpu(struct ld *ld, const json_t *root, struct cli_gpu *gpu)
+{
+    size_t mark;
+    const json_t *v = open_object(ld, root, "gpu", &mark);
+    if (!v)
+        return;
+    gpu->set = true;
+    for (size_t i = 0; i < CLI_GPU_COUNTERS; i++)
+        gpu->n[i] = get_u64(ld, v, cli_gpu_counters[i]);
+    pop(ld, mark);
+}
+
 static void load_origin(struct ld *ld, const json_t *o, struct cli_origin *org)
 {
     need(ld, o, JSON_OBJECT, "an object");
@@ -476,6 +534,8 @@ static void load_root(struct ld *ld, const json_t *root, struct cli_report *r)
     load_clock(ld, root, &r->clock);
     load_config(ld, root, r);
     load_totals(ld, root, r);
+    load_python(ld, root, &r->python);
+    load_gpu(ld, root, &r->gpu);
     load_kernels(ld, root, r);
     load_events(ld, root, r);
     load_merged_from(ld, root, r);

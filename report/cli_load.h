@@ -47,6 +47,7 @@ struct cli_fastpath {
 struct cli_kernel {
     const char *name, *module; /* module may be NULL */
     uint64_t launches, src_driver, src_runtime;
+    uint64_t errors; /* launches the driver refused; 0 when absent */
     struct cli_stat driver, gap, py, gpu;
     struct cli_u64 starved, starved_launches;
     struct cli_fastpath fastpath;
@@ -65,6 +66,8 @@ struct cli_event {
     struct cli_u64 device, stream; /* gpu, starved */
     const char *stream_handle;   /* launch: the CUstream, e.g. "0x0"; may be NULL */
     const char *source;          /* gpu: "driver" or "runtime"; may be NULL */
+    struct cli_u64 cupti_corr;   /* gpu: CUPTI's correlation id */
+    const char *scope;           /* starved: "device" or "stream"; NULL in older reports */
     bool has_dims;
     uint64_t grid[3], block[3];
 };
@@ -72,6 +75,51 @@ struct cli_event {
 struct cli_clock {
     const char *source; /* NULL when the report has no clock */
     struct cli_u64 epoch_mono, epoch_real;
+};
+
+/* The Python hook's counts ("python" object), in the order the report
+ * writes them: cli_python_counts[i] names n[i]; those from
+ * CLI_PY_NO_LAUNCH_WARMUP on are members of "calls_without_launch". */
+enum {
+    CLI_PY_CALLS,
+    CLI_PY_NESTED_CALLS,
+    CLI_PY_ONE_LAUNCH,
+    CLI_PY_MULTI_LAUNCH,
+    CLI_PY_NO_LAUNCH_WARMUP,
+    CLI_PY_NO_LAUNCH_ERROR,
+    CLI_PY_NO_LAUNCH_OTHER,
+    CLI_PY_COUNTS
+};
+extern const char *const cli_python_counts[CLI_PY_COUNTS];
+
+struct cli_python {
+    bool set;                                   /* false: null or absent */
+    const char *hook, *triton_version, *reason; /* triton_version, reason may be NULL */
+    uint64_t n[CLI_PY_COUNTS];
+};
+
+/* The GPU fold's counters ("gpu" object), in the order the report writes
+ * them: cli_gpu_counters[i] names n[i]. */
+enum {
+    CLI_GPU_KERNEL_RECORDS,
+    CLI_GPU_DEVICES,
+    CLI_GPU_BUSY_NS,
+    CLI_GPU_STARVED_NS,
+    CLI_GPU_STARVED_LAUNCHES,
+    CLI_GPU_STREAM_STARVED_NS,
+    CLI_GPU_DROPPED_RECORDS,
+    CLI_GPU_UNTIMED_RECORDS,
+    CLI_GPU_LATE_RECORDS,
+    CLI_GPU_UNJOINED_RECORDS,
+    CLI_GPU_JOINED_BY_TRLAT_ID,
+    CLI_GPU_OTHER_KERNEL_RECORDS,
+    CLI_GPU_COUNTERS
+};
+extern const char *const cli_gpu_counters[CLI_GPU_COUNTERS];
+
+struct cli_gpu {
+    bool set; /* false: null or absent (no CUPTI) */
+    uint64_t n[CLI_GPU_COUNTERS];
 };
 
 /* One process a merged report was made from. */
@@ -99,6 +147,8 @@ struct cli_report {
         struct cli_u64 threads, py_to_driver_ns, gpu_ns, gpu_busy_ns, starved_ns;
         struct cli_u64 dropped_records, unnamed_launches;
     } totals;
+    struct cli_python python;
+    struct cli_gpu gpu;
     struct cli_kernel *kernels;
     size_t n_kernels;
     struct cli_event *events;

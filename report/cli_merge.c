@@ -21,7 +21,9 @@ static const char usage_text[] =
     "trlat-report/1 document that report, diff, trace and merge read again.\n"
     "Kernels are matched by name; counts, sums and histograms are added and the\n"
     "percentiles recomputed from the merged histograms. \"merged_from\" lists the\n"
-    "processes; events are kept, each with its process's \"pid\".\n"
+    "processes; events are kept, each with its process's \"pid\". Launch errors,\n"
+    "the Python hook's call counts and the GPU counters are summed (GPU devices:\n"
+    "the most any input saw).\n"
     "\n"
     "  -o, --output OUT  where to write the merged report ('-': standard output)\n";
 
@@ -179,6 +181,7 @@ static void merge_kernel(struct mg *mg, const struct cli_report *const *in, stru
         add(mg, &dst->launches, k->launches, "launches");
         add(mg, &dst->src_driver, k->src_driver, "launches");
         add(mg, &dst->src_runtime, k->src_runtime, "launches");
+        add(mg, &dst->errors, k->errors, "launch errors");
         merge_stat(mg, &dst->driver, &k->driver, k->name);
         merge_stat(mg, &dst->gap, &k->gap, k->name);
         merge_stat(mg, &dst->py, &k->py, k->name);
@@ -301,6 +304,57 @@ static const char *common(const char *const *v, size_t n, const char *mixed)
         out->field = common(s, n, mixed);                                                                       \
     } while (0)
 
+/* Counts summed over the inputs that have a "python" object; hook and
+ * triton_version kept when those inputs agree, else "mixed"; reason kept
+ * when they agree, else null. */
+static void merge_python(struct mg *mg, const struct cli_report *const *in, size_t n, struct cli_report *out)
+{
+    const char **hook = cli_xcalloc(n, sizeof *hook), **version = cli_xcalloc(n, sizeof *version);
+    const char **reason = cli_xcalloc(n, sizeof *reason);
+    size_t m = 0;
+    struct cli_python *py = &out->python;
+    for (size_t i = 0; i < n; i++) {
+        const struct cli_python *p = &in[i]->python;
+        if (!p->set)
+            continue;
+        mg->path = in[i]->path;
+        hook[m] = p->hook;
+        version[m] = p->triton_version;
+        reason[m++] = p->reason;
+        for (size_t c = 0; c < CLI_PY_COUNTS; c++)
+            add(mg, &py->n[c], p->n[c], "Python call counts");
+    }
+    if (m) {
+        py->set = true;
+        py->hook = common(hook, m, "mixed");
+        py->triton_version = common(version, m, "mixed");
+        py->reason = common(reason, m, NULL);
+    }
+    free(hook);
+    free(version);
+    free(reason);
+}
+
+/* Counters summed over the inputs that have a "gpu" object, but devices:
+ * the processes may share GPUs, so the most any input saw. */
+static void merge_gpu(struct mg *mg, const struct cli_report *const *in, size_t n, struct cli_report *out)
+{
+    struct cli_gpu *gpu = &out->gpu;
+    for (size_t i = 0; i < n; i++) {
+        const struct cli_gpu *g = &in[i]->gpu;
+        if (!g->set)
+            continue;
+        mg->path = in[i]->path;
+        gpu->set = true;
+        for (size_t c = 0; c < CLI_GPU_COUNTERS; c++) {
+            if (c != CLI_GPU_DEVICES)
+                add(mg, &gpu->n[c], g->n[c], "GPU counters");
+            else if (g->n[c] > gpu->n[c])
+                gpu->n[c] = g->n[c];
+        }
+    }
+}
+
 static void merge_header(const struct cli_report *const *in, size_t n, struct cli_report *out)
 {
     const char **s = cli_xcalloc(n, sizeof *s);
@@ -336,6 +390,8 @@ int cli_merge(const struct cli_report *const *in, size_t n, struct cli_report *o
     merge_origins(in, n, out);
     merge_kernels(&mg, in, n, out);
     merge_totals(&mg, in, n, out);
+    merge_python(&mg, in, n, out);
+    merge_gpu(&mg, in, n, out);
     merge_events(in, n, out);
     out->path = "merged report";
     if (!mg.failed)

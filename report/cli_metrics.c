@@ -66,6 +66,7 @@ void cli_aggregate(const struct cli_report *r, struct cli_agg *a)
     for (size_t i = 0; i < r->n_kernels; i++) {
         const struct cli_kernel *k = &r->kernels[i];
         a->launches = cli_add_sat(a->launches, k->launches);
+        a->errors = cli_add_sat(a->errors, k->errors);
         a->host_sum = cli_add_sat(a->host_sum, cli_host_sum(k));
         /* Absurd inputs can overflow a merge; the kernel is then left out. */
         (void)cli_stat_merge(&a->driver, &k->driver);
@@ -209,6 +210,14 @@ static void diagnose_gpu(const struct cli_report *r, double share, char *buf, si
     char waited[CLI_FMT_LEN], busy[CLI_FMT_LEN];
     cli_fmt_ns(waited, (double)r->totals.starved_ns.v);
     cli_fmt_ns(busy, cli_gpu_busy(r));
+    if (r->totals.starved_ns.v == 0 && r->gpu.n[CLI_GPU_UNJOINED_RECORDS]) {
+        /* A kernel not joined to its launch cannot be judged starved. */
+        char unjoined[CLI_FMT_LEN], records[CLI_FMT_LEN];
+        snprintf(buf, len, "GPU starvation unknown: %s of %s GPU records were not joined to a launch (busy %s).",
+                 cli_fmt_count(unjoined, r->gpu.n[CLI_GPU_UNJOINED_RECORDS]),
+                 cli_fmt_count(records, r->gpu.n[CLI_GPU_KERNEL_RECORDS]), busy);
+        return;
+    }
     if (r->totals.starved_ns.v == 0) {
         snprintf(buf, len, "GPU never waited for the host (busy %s): launch overhead is hidden behind GPU work.",
                  busy);
@@ -313,4 +322,34 @@ void cli_describe_config(const struct cli_report *r, char *buf, size_t len)
     if (!buf[0])
         append(buf, len, "not recorded");
     cli_one_line(buf);
+}
+
+bool cli_describe_python(const struct cli_report *r, char *buf, size_t len)
+{
+    const struct cli_python *py = &r->python;
+    char n[CLI_FMT_LEN];
+    buf[0] = 0;
+    if (!py->set)
+        return false;
+    append(buf, len, "hook %s", py->hook);
+    if (py->triton_version)
+        append(buf, len, " (Triton %s)", py->triton_version);
+    if (py->reason)
+        append(buf, len, ": %s", py->reason);
+    uint64_t without = 0;
+    for (size_t i = CLI_PY_NO_LAUNCH_WARMUP; i < CLI_PY_COUNTS; i++)
+        without = cli_add_sat(without, py->n[i]);
+    append(buf, len, "; %s calls", cli_fmt_count(n, py->n[CLI_PY_CALLS]));
+    append(buf, len, ", %s without a launch", cli_fmt_count(n, without));
+    const char *sep = " (";
+    for (size_t i = CLI_PY_NO_LAUNCH_WARMUP; i < CLI_PY_COUNTS && without; i++) {
+        if (!py->n[i])
+            continue;
+        append(buf, len, "%s%s %s", sep, cli_fmt_count(n, py->n[i]), cli_python_counts[i]);
+        sep = ", ";
+    }
+    if (without)
+        append(buf, len, ")");
+    cli_one_line(buf);
+    return true;
 }

@@ -26,6 +26,7 @@ double cli_hit_rate(uint64_t hits, uint64_t misses);
 /* Figures over all kernels of a report. */
 struct cli_agg {
     uint64_t launches, host_sum;
+    uint64_t errors; /* launches the driver refused; the report forms show them only when > 0 */
     struct cli_stat driver, py, gpu; /* merged histograms */
     struct cli_u64 starved;
     bool fastpath;
@@ -72,5 +73,8 @@ void cli_diagnose(const struct cli_report *r, const struct cli_agg *a, char *buf
 void cli_describe_process(const struct cli_report *r, char *buf, size_t len);
 /* "cupti on, fastpath off, stacks off, trace 0". */
 void cli_describe_config(const struct cli_report *r, char *buf, size_t len);
+/* "hook installed (Triton 3.6.0); 20 calls, 2 without a launch (1 warmup,
+ * 1 error)"; false (buf empty) when the report has no "python" object. */
+bool cli_describe_python(const struct cli_report *r, char *buf, size_t len);
 
 #endif

@@ -26,20 +26,34 @@ static const char usage_text[] =
     "  -o, --output OUT  write to OUT instead of standard output\n"
     "\n"
     "Times are per launch unless the column says total; percentiles are computed\n"
-    "from the report's histograms.\n";
+    "from the report's histograms. An errors column (launches the driver refused)\n"
+    "appears only when some kernel has errors.\n";
 
 /* ---- text ---- */
 
-/* One row of the kernel table: a kernel's figures, or the totals (k == NULL). */
-static void table_row(struct cli_table *t, const struct cli_kernel *k, const struct cli_agg *a, const char *name)
+/* Appends a row of the kernel table: its cells in column order, the
+ * errors column (cell 1) only when the table has it. */
+enum { ROW_CELLS = 10 };
+
+static void add_row(struct cli_table *t, const char *const cells[ROW_CELLS], bool errors)
 {
-    char launches[CLI_FMT_LEN], host[CLI_FMT_LEN], py[CLI_FMT_LEN], drv[CLI_FMT_LEN], p99[CLI_FMT_LEN];
-    char gpu[CLI_FMT_LEN], starved[CLI_FMT_LEN], hits[CLI_FMT_LEN];
+    for (size_t i = 0; i < ROW_CELLS; i++)
+        if (i != 1 || errors)
+            cli_table_add(t, cells[i]);
+}
+
+/* One row of the kernel table: a kernel's figures, or the totals (k == NULL). */
+static void table_row(struct cli_table *t, const struct cli_kernel *k, const struct cli_agg *a, const char *name,
+                      bool errors)
+{
+    char launches[CLI_FMT_LEN], errs[CLI_FMT_LEN], host[CLI_FMT_LEN], py[CLI_FMT_LEN], drv[CLI_FMT_LEN];
+    char p99[CLI_FMT_LEN], gpu[CLI_FMT_LEN], starved[CLI_FMT_LEN], hits[CLI_FMT_LEN];
     const struct cli_stat *sdrv = k ? &k->driver : &a->driver, *spy = k ? &k->py : &a->py;
     const struct cli_stat *sgpu = k ? &k->gpu : &a->gpu;
     const struct cli_u64 *st = k ? &k->starved : &a->starved;
     bool fp = k ? k->fastpath.set : a->fastpath;
     cli_fmt_count(launches, k ? k->launches : a->launches);
+    cli_fmt_count(errs, k ? k->errors : a->errors);
     bool timed = k ? (k->driver.s.count || (k->py.set && k->py.s.count)) : a->driver.s.count > 0;
     cli_fmt_ns(host, timed ? (double)(k ? cli_host_sum(k) : a->host_sum) : NAN);
     cli_fmt_ns(py, cli_mean(spy));
@@ -49,13 +63,14 @@ static void table_row(struct cli_table *t, const struct cli_kernel *k, const str
     cli_fmt_ns(starved, st->set ? (double)st->v : NAN);
     cli_fmt_pct(hits, !fp ? NAN : k ? cli_hit_rate(k->fastpath.hits, k->fastpath.misses)
                                     : cli_hit_rate(a->hits, a->misses));
-    cli_table_row(t, launches, host, py, drv, p99, gpu, starved, hits, name);
+    const char *const cells[ROW_CELLS] = {launches, errs, host, py, drv, p99, gpu, starved, hits, name};
+    add_row(t, cells, errors);
 }
 
 static void text_header(FILE *f, const struct cli_view *v)
 {
     const struct cli_report *r = v->r;
-    char proc[512], config[512], wall[CLI_FMT_LEN];
+    char proc[512], config[512], python[512], wall[CLI_FMT_LEN];
     cli_describe_process(r, proc, sizeof proc);
     cli_describe_config(r, config, sizeof config);
     fprintf(f, "trlat report: %s\n", r->path);
@@ -65,6 +80,8 @@ static void text_header(FILE *f, const struct cli_view *v)
     cli_table_row(&t, "config", config);
     if (r->wall_ns.set)
         cli_table_row(&t, "wall", cli_fmt_ns(wall, (double)r->wall_ns.v));
+    if (cli_describe_python(r, python, sizeof python))
+        cli_table_row(&t, "python", python);
     cli_table_print(&t, f, "  ");
     cli_table_free(&t);
     fputc('\n', f);
@@ -73,12 +90,21 @@ static void text_header(FILE *f, const struct cli_view *v)
 static void text_notes(FILE *f, const struct cli_view *v)
 {
     const struct cli_report *r = v->r;
-    char n[CLI_FMT_LEN];
+    char n[CLI_FMT_LEN], m[CLI_FMT_LEN];
     if (v->n < v->n_all)
         fprintf(f, "  (%zu more kernels not shown; --top 0 shows all)\n", v->n_all - v->n);
-    if (r->totals.dropped_records.set && r->totals.dropped_records.v)
+    /* Both count CUPTI's dropped records; older reports have only totals'. */
+    uint64_t dropped = r->gpu.n[CLI_GPU_DROPPED_RECORDS];
+    if (r->totals.dropped_records.set && r->totals.dropped_records.v > dropped)
+        dropped = r->totals.dropped_records.v;
+    if (dropped)
         fprintf(f, "warning: CUPTI dropped %s activity records; GPU figures are incomplete\n",
-                cli_fmt_count(n, r->totals.dropped_records.v));
+                cli_fmt_count(n, dropped));
+    if (r->gpu.n[CLI_GPU_UNJOINED_RECORDS])
+        fprintf(f, "warning: GPU records not joined to a launch: %s of %s; starved figures leave them out (CUDA "
+                   "context made before trlat started? see docs/CUPTI.md)\n",
+                cli_fmt_count(n, r->gpu.n[CLI_GPU_UNJOINED_RECORDS]),
+                cli_fmt_count(m, r->gpu.n[CLI_GPU_KERNEL_RECORDS]));
     if (r->totals.unnamed_launches.set && r->totals.unnamed_launches.v)
         fprintf(f, "note: %s launches of kernels trlat could not name are listed as <unknown ...>\n",
                 cli_fmt_count(n, r->totals.unnamed_launches.v));
@@ -86,15 +112,17 @@ static void text_notes(FILE *f, const struct cli_view *v)
 
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v)
 {
-    cli_table_init(t, "rrrrrrrrl");
-    cli_table_row(t, "launches", "host total", "py→drv avg", "driver avg", "driver p99", "gpu avg", "starved total",
-                  "fast-path", "kernel");
+    bool errors = v->all.errors > 0;
+    static const char *const header[ROW_CELLS] = {"launches", "errors", "host total", "py→drv avg", "driver avg",
+                                                  "driver p99", "gpu avg", "starved total", "fast-path", "kernel"};
+    cli_table_init(t, errors ? "rrrrrrrrrl" : "rrrrrrrrl");
+    add_row(t, header, errors);
     for (size_t i = 0; i < v->n; i++)
-        table_row(t, v->kernels[i], NULL, v->kernels[i]->name);
+        table_row(t, v->kernels[i], NULL, v->kernels[i]->name, errors);
     char total[64];
     snprintf(total, sizeof total, "total (%zu kernel%s)", v->n_all, v->n_all == 1 ? "" : "s");
     cli_table_rule(t);
-    table_row(t, NULL, &v->all, total);
+    table_row(t, NULL, &v->all, total, errors);
 }
 
 void cli_render_text(FILE *f, const struct cli_view *v)
@@ -153,8 +181,10 @@ void cli_render_csv(FILE *f, const struct cli_view *v)
           "py_to_driver_mean_ns,py_to_driver_p50_ns,py_to_driver_p90_ns,py_to_driver_p99_ns,"
           "driver_mean_ns,driver_p50_ns,driver_p90_ns,driver_p99_ns,"
           "gpu_mean_ns,gpu_p50_ns,gpu_p90_ns,gpu_p99_ns,"
-          "starved_ns,starved_launches,fastpath_hits,fastpath_misses\n",
+          "starved_ns,starved_launches,fastpath_hits,fastpath_misses",
           f);
+    bool errors = v->all.errors > 0; /* a last column, only then */
+    fputs(errors ? ",errors\n" : "\n", f);
     for (size_t i = 0; i < v->n; i++) {
         const struct cli_kernel *k = v->kernels[i];
         csv_str(f, k->name);
@@ -172,6 +202,8 @@ void cli_render_csv(FILE *f, const struct cli_view *v)
             fprintf(f, "%llu,%llu", (unsigned long long)k->fastpath.hits, (unsigned long long)k->fastpath.misses);
         else
             fputc(',', f);
+        if (errors)
+            fprintf(f, ",%llu", (unsigned long long)k->errors);
         fputc('\n', f);
     }
 }
@@ -210,27 +242,33 @@ static json_t *j_str(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static json_t *json_kernel(const struct cli_kernel *k)
+static json_t *json_kernel(const struct cli_kernel *k, bool errors)
 {
     const struct cli_fastpath *fp = &k->fastpath;
-    return json_pack("{s:s,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
-                     j_str(k->module), "launches", (json_int_t)k->launches, "host_ns",
-                     (json_int_t)cli_host_sum(k), "host_mean_ns", j_num(cli_host_mean(k)), "py_to_driver_ns",
-                     j_stat(&k->py), "driver_ns", j_stat(&k->driver), "gpu_ns", j_stat(&k->gpu), "starved_ns",
-                     j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches), "fastpath_hit_rate",
-                     j_rate(fp->set ? cli_hit_rate(fp->hits, fp->misses) : NAN));
+    json_t *o = json_pack("{s:s,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
+                           j_str(k->module), "launches", (json_int_t)k->launches, "host_ns",
+                           (json_int_t)cli_host_sum(k), "host_mean_ns", j_num(cli_host_mean(k)), "py_to_driver_ns",
+                           j_stat(&k->py), "driver_ns", j_stat(&k->driver), "gpu_ns", j_stat(&k->gpu), "starved_ns",
+                           j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches), "fastpath_hit_rate",
+                           j_rate(fp->set ? cli_hit_rate(fp->hits, fp->misses) : NAN));
+    if (errors)
+        json_object_set_new(o, "errors", json_integer((json_int_t)k->errors));
+    return o;
 }
 
 static json_t *json_totals(const struct cli_view *v)
 {
     const struct cli_report *r = v->r;
     const struct cli_agg *a = &v->all;
-    return json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", (json_int_t)a->launches,
-                     "kernels", (json_int_t)v->n_all, "host_ns", (json_int_t)a->host_sum, "host_mean_ns",
-                     j_num(cli_agg_host_mean(a)), "driver_ns", j_stat(&a->driver), "py_to_driver_ns",
-                     j_stat(&a->py), "gpu_ns", j_stat(&a->gpu), "gpu_busy_ns", j_opt(&r->totals.gpu_busy_ns),
-                     "starved_ns", j_opt(&r->totals.starved_ns), "starved_share", j_rate(cli_starved_share(r)),
-                     "fastpath_hit_rate", j_rate(a->fastpath ? cli_hit_rate(a->hits, a->misses) : NAN));
+    json_t *o = json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", (json_int_t)a->launches,
+                           "kernels", (json_int_t)v->n_all, "host_ns", (json_int_t)a->host_sum, "host_mean_ns",
+                           j_num(cli_agg_host_mean(a)), "driver_ns", j_stat(&a->driver), "py_to_driver_ns",
+                           j_stat(&a->py), "gpu_ns", j_stat(&a->gpu), "gpu_busy_ns", j_opt(&r->totals.gpu_busy_ns),
+                           "starved_ns", j_opt(&r->totals.starved_ns), "starved_share", j_rate(cli_starved_share(r)),
+                           "fastpath_hit_rate", j_rate(a->fastpath ? cli_hit_rate(a->hits, a->misses) : NAN));
+    if (a->errors)
+        json_object_set_new(o, "errors", json_integer((json_int_t)a->errors));
+    return o;
 }
 
 void cli_render_json(FILE *f, const struct cli_view *v)
@@ -241,7 +279,7 @@ void cli_render_json(FILE *f, const struct cli_view *v)
     cli_describe_config(r, config, sizeof config);
     json_t *kernels = json_array();
     for (size_t i = 0; i < v->n; i++)
-        json_array_append_new(kernels, json_kernel(v->kernels[i]));
+        json_array_append_new(kernels, json_kernel(v->kernels[i], v->all.errors > 0));
     json_t *file = json_string(r->path); /* NULL when the name is not UTF-8 */
     json_t *doc = json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "schema", "trlat-summary/1", "file",
                             file ? file : json_null(),

@@ -64,12 +64,12 @@ static json_t *j_kernel(const struct cli_kernel *k)
         json_object_set_new(site, "launches", j_int(s->launches));
         json_array_append_new(sites, site);
     }
-    return json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
+    return json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
                      j_str(k->module), "launches", j_int(k->launches), "sources", "driver", j_int(k->src_driver),
-                     "runtime", j_int(k->src_runtime), "driver_ns", j_stat(&k->driver), "gap_ns", j_stat(&k->gap),
-                     "py_to_driver_ns", j_stat(&k->py), "gpu_ns", j_stat(&k->gpu), "starved_ns", j_opt(&k->starved),
-                     "starved_launches", j_opt(&k->starved_launches), "fastpath", j_fastpath(&k->fastpath),
-                     "call_sites", sites);
+                     "runtime", j_int(k->src_runtime), "errors", j_int(k->errors), "driver_ns", j_stat(&k->driver),
+                     "gap_ns", j_stat(&k->gap), "py_to_driver_ns", j_stat(&k->py), "gpu_ns", j_stat(&k->gpu),
+                     "starved_ns", j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches), "fastpath",
+                     j_fastpath(&k->fastpath), "call_sites", sites);
 }
 
 static json_t *j_dims(const uint64_t d[3])
@@ -83,6 +83,8 @@ static json_t *j_event(const struct cli_event *e)
     json_t *ev = json_pack("{s:s}", "kind", kinds[e->kind]);
     if (e->pid.set)
         json_object_set_new(ev, "pid", j_int(e->pid.v));
+    if (e->scope) /* absent in older reports: kept absent */
+        json_object_set_new(ev, "scope", json_string(e->scope));
     if (e->kind == CLI_EV_LAUNCH)
         json_object_set_new(ev, "tid", j_opt(&e->tid));
     json_object_set_new(ev, "kernel", json_string(e->kernel));
@@ -98,6 +100,8 @@ static json_t *j_event(const struct cli_event *e)
     }
     if (e->kind != CLI_EV_STARVED)
         json_object_set_new(ev, "corr", j_opt(&e->corr));
+    if (e->cupti_corr.set)
+        json_object_set_new(ev, "cupti_corr", j_int(e->cupti_corr.v));
     if (e->kind == CLI_EV_LAUNCH && e->has_dims) {
         json_object_set_new(ev, "grid", j_dims(e->grid));
         json_object_set_new(ev, "block", j_dims(e->block));
@@ -131,6 +135,29 @@ static json_t *j_totals(const struct cli_report *r)
                      "unnamed_launches", j_opt(&r->totals.unnamed_launches));
 }
 
+static json_t *j_python(const struct cli_python *py)
+{
+    if (!py->set)
+        return json_null();
+    json_t *o = json_pack("{s:s,s:o,s:o}", "hook", py->hook, "triton_version", j_str(py->triton_version), "reason",
+                          j_str(py->reason));
+    json_t *without = json_object();
+    for (size_t i = 0; i < CLI_PY_COUNTS; i++)
+        json_object_set_new(i < CLI_PY_NO_LAUNCH_WARMUP ? o : without, cli_python_counts[i], j_int(py->n[i]));
+    json_object_set_new(o, "calls_without_launch", without);
+    return o;
+}
+
+static json_t *j_gpu(const struct cli_gpu *gpu)
+{
+    if (!gpu->set)
+        return json_null();
+    json_t *o = json_object();
+    for (size_t i = 0; i < CLI_GPU_COUNTERS; i++)
+        json_object_set_new(o, cli_gpu_counters[i], j_int(gpu->n[i]));
+    return o;
+}
+
 void *cli_report_to_json(const struct cli_report *r)
 {
     json_t *doc = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", CLI_SCHEMA,
@@ -139,6 +166,8 @@ void *cli_report_to_json(const struct cli_report *r)
                             "world_size", j_opt(&r->world_size), "host", j_str(r->host), "argv0", j_str(r->argv0),
                             "wall_ns", j_opt(&r->wall_ns), "clock", j_clock(&r->clock), "config", j_config(r),
                             "totals", j_totals(r));
+    json_object_set_new(doc, "python", j_python(&r->python));
+    json_object_set_new(doc, "gpu", j_gpu(&r->gpu));
     json_t *kernels = json_array(), *events = json_array();
     for (size_t i = 0; i < r->n_kernels; i++)
         json_array_append_new(kernels, j_kernel(&r->kernels[i]));

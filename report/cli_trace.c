@@ -1,8 +1,9 @@
 /* trlat trace FILE -o OUT.json: a report's per-launch events as Chrome trace
  * event JSON (chrome://tracing, Perfetto). Host launches are spans on their
  * process and thread; GPU kernels and starved intervals go to one process
- * per (process, GPU) with a thread per stream; flow arrows join a launch to
- * its kernel by correlation id. */
+ * per (process, GPU) with a thread per stream (device-wide starved
+ * intervals: one thread per GPU); flow arrows join a launch to its kernel by
+ * correlation id. */
 #include "report/cli.h"
 #include "report/cli_fmt.h"
 #include "report/cli_util.h"
@@ -19,8 +20,9 @@ static const char usage_text[] =
     "\n"
     "Writes the per-launch events a run kept (TRLAT_TRACE=N) as Chrome trace event\n"
     "JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: host launch spans per\n"
-    "thread, GPU kernel spans per stream, starved intervals on their own track per\n"
-    "stream, and arrows from each launch to its GPU kernel. Merged reports put each\n"
+    "thread, GPU kernel spans per stream, starved intervals on their own tracks (the\n"
+    "GPU's device-wide ones on one track per GPU, a stream's on one per stream),\n"
+    "and arrows from each launch to its GPU kernel. Merged reports put each\n"
     "process on the same time axis (by its clock epoch).\n"
     "\n"
     "  -o, --output OUT  where to write the trace (default: standard output)\n";
@@ -30,9 +32,13 @@ struct proc {
     const struct cli_origin *origin;
 };
 
-/* A GPU track: one per (process, device, stream, starved?). */
+/* A GPU track: one per (process, device, stream, starved?), and one per
+ * (process, device) for the device-wide starved intervals (scope "device";
+ * stream 0 in the key). */
 struct track {
-    uint64_t pid, device, stream;
+    uint64_t pid, device;
+    bool device_wide;
+    uint64_t stream;
     bool starved;
     uint64_t gpid, tid;
 };
@@ -110,14 +116,20 @@ static int cmp_track(const void *a, const void *b)
         return x->pid < y->pid ? -1 : 1;
     if (x->device != y->device)
         return x->device < y->device ? -1 : 1;
+    if (x->device_wide != y->device_wide)
+        return x->device_wide ? -1 : 1;
     if (x->stream != y->stream)
         return x->stream < y->stream ? -1 : 1;
     return (int)x->starved - (int)y->starved;
 }
 
+/* Starved intervals without a scope (older reports) go on their stream's
+ * track, as stream-scoped ones do. */
 static struct track key_of(const struct cli_report *r, const struct cli_event *e)
 {
-    return (struct track){event_pid(r, e), e->device.v, e->stream.v, e->kind == CLI_EV_STARVED, 0, 0};
+    bool starved = e->kind == CLI_EV_STARVED;
+    bool device_wide = starved && e->scope && strcmp(e->scope, "device") == 0;
+    return (struct track){event_pid(r, e), e->device.v, device_wide, device_wide ? 0 : e->stream.v, starved, 0, 0};
 }
 
 /* Sorted unique tracks; each (pid, device) a GPU process, tids from 1. */
@@ -238,8 +250,11 @@ static void process_names(struct tr *t)
                          (unsigned long long)k->pid);
             meta(t, k->gpid, 0, "process_name", name, t->n_procs + (k->gpid - GPU_PID_BASE));
         }
-        snprintf(name, sizeof name, "GPU %llu stream %llu%s", (unsigned long long)k->device,
-                 (unsigned long long)k->stream, k->starved ? " starved" : "");
+        if (k->device_wide)
+            snprintf(name, sizeof name, "GPU %llu starved (device-wide)", (unsigned long long)k->device);
+        else
+            snprintf(name, sizeof name, "GPU %llu stream %llu%s", (unsigned long long)k->device,
+                     (unsigned long long)k->stream, k->starved ? " starved" : "");
         meta(t, k->gpid, k->tid, "thread_name", name, k->tid);
     }
 }
@@ -298,14 +313,20 @@ static void write_gpu(struct tr *t, const struct cli_report *r, const struct cli
     bool starved = e->kind == CLI_EV_STARVED;
     begin(t, "X", starved ? "starved" : "gpu", k->gpid, k->tid);
     span(t, starved ? "starved before " : e->kernel, starved ? e->kernel : NULL, off, e->start, e->end);
-    fprintf(t->f, ",\"args\":{\"device\":%llu,\"stream\":%llu", (unsigned long long)k->device,
-            (unsigned long long)k->stream);
+    fprintf(t->f, ",\"args\":{\"device\":%llu,\"stream\":%llu", (unsigned long long)e->device.v,
+            (unsigned long long)e->stream.v);
     if (starved) {
         fputs(",\"kernel\":", t->f);
         cli_json_str(t->f, e->kernel);
     }
+    if (e->scope) {
+        fputs(",\"scope\":", t->f);
+        cli_json_str(t->f, e->scope);
+    }
     if (e->corr.set)
         fprintf(t->f, ",\"corr\":%llu", (unsigned long long)e->corr.v);
+    if (e->cupti_corr.set)
+        fprintf(t->f, ",\"cupti_corr\":%llu", (unsigned long long)e->cupti_corr.v);
     if (e->source) {
         fputs(",\"source\":", t->f);
         cli_json_str(t->f, e->source);

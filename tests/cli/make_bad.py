@@ -70,6 +70,31 @@ def edits(good):
     mod("config-stacks-string", lambda d: d["config"].update(stacks="yes"))
     mod("clock-no-source", lambda d: d["clock"].pop("source"))
     mod("merged-from-empty", lambda d: d.update(merged_from=[]))
+    # Fields added later (a good report may lack them; when present they are checked).
+    py = {"hook": "installed", "triton_version": "3.6.0", "reason": None, "calls": 3, "nested_calls": 0,
+          "calls_one_launch": 3, "calls_multi_launch": 0, "calls_without_launch": {"warmup": 0, "error": 0, "other": 0}}
+    gpu = {"kernel_records": 5, "devices": 1, "busy_ns": 100, "starved_ns": 0, "starved_launches": 0,
+           "stream_starved_ns": 0, "dropped_records": 0, "untimed_records": 0, "late_records": 0,
+           "unjoined_records": 5, "joined_by_trlat_id": 0, "other_kernel_records": 0}
+    edit = lambda obj, **kw: dict(copy.deepcopy(obj), **kw)  # noqa: E731
+    mod("errors-string", lambda d: k0(d).update(errors="3"))
+    mod("errors-negative", lambda d: k0(d).update(errors=-1))
+    mod("python-string", lambda d: d.update(python="installed"))
+    mod("python-no-hook", lambda d: d.update(python={k: v for k, v in py.items() if k != "hook"}))
+    mod("python-hook-number", lambda d: d.update(python=edit(py, hook=1)))
+    mod("python-version-number", lambda d: d.update(python=edit(py, triton_version=3.6)))
+    mod("python-calls-fraction", lambda d: d.update(python=edit(py, calls=1.5)))
+    mod("python-without-launch-array", lambda d: d.update(python=edit(py, calls_without_launch=[0, 0, 0])))
+    mod("python-without-launch-no-error", lambda d: d.update(
+        python=edit(py, calls_without_launch={"warmup": 0, "other": 0})))
+    mod("gpu-array", lambda d: d.update(gpu=[]))
+    mod("gpu-no-unjoined", lambda d: d.update(gpu={k: v for k, v in gpu.items() if k != "unjoined_records"}))
+    mod("gpu-devices-negative", lambda d: d.update(gpu=edit(gpu, devices=-1)))
+    mod("gpu-counter-huge", lambda d: d.update(gpu=edit(gpu, busy_ns=M + 1)))
+    starved = lambda d: next(e for e in d["events"] if e["kind"] == "starved")  # noqa: E731
+    gpu_ev = lambda d: next(e for e in d["events"] if e["kind"] == "gpu")  # noqa: E731
+    mod("event-scope-number", lambda d: starved(d).update(scope=1))
+    mod("event-cupti-corr-string", lambda d: gpu_ev(d).update(cupti_corr="17"))
     return out
 
 

@@ -14,6 +14,12 @@ files every run (run.sh checks that the checked-in fixtures are current).
 
 rank0..2.json are three processes of one job and combined.json the single
 report of all their launches: `trlat merge rank*.json` must equal it.
+
+hooked0..1.json are two ranks of a Triton job with the fields added later:
+kernels' `errors`, the `python` and `gpu` objects, starved events with a
+`scope` (device-wide and per stream) and GPU events with `cupti_corr`.
+latectx.json is a C program whose CUDA context predates trlat: CUPTI timed
+every kernel but none joined its launch (docs/CUPTI.md, "Known limit").
 """
 import json
 import math
@@ -90,10 +96,11 @@ class Kernel:
     """How one kernel behaves: mean times in ns (None: not measured)."""
 
     def __init__(self, name, py=None, driver=5000, gpu=3000, runtime=False, sites=("train.py:42",),
-                 site_kind="python", module=None, grid=(4, 1, 1), block=(128, 1, 1)):
+                 site_kind="python", module=None, grid=(4, 1, 1), block=(128, 1, 1), errors_every=0):
         self.name, self.py, self.driver, self.gpu = name, py, driver, gpu
         self.runtime, self.sites, self.site_kind, self.module = runtime, sites, site_kind, module
         self.grid, self.block = grid, block
+        self.errors_every = errors_every  # every Nth launch is refused by the driver
 
 
 def jitter(rng, mean, spread=0.2):
@@ -105,6 +112,7 @@ class Process:
         self.pid, self.rng, self.cupti, self.fastpath = pid, random.Random(seed), cupti, fastpath
         self.records = []
         self.threads = {}  # tid -> [host clock, stream, stream free at, launches so far]
+        self.kernel_launches = {}
 
     def thread(self, tid, stream, start):
         self.threads[tid] = [start, stream, 0, 0]
@@ -136,7 +144,11 @@ class Process:
             r["site"] = k.sites[rng.randrange(len(k.sites))] if k.sites else None
             th[0] = r["end"]
             th[3] += 1
-        if self.cupti:
+        n = self.kernel_launches[k.name] = self.kernel_launches.get(k.name, 0) + 1
+        r["error"] = bool(k.errors_every) and n % k.errors_every == 0
+        if r["error"]:  # refused: host time, no kernel on the GPU
+            r["gpu"] = r["starved_iv"] = None
+        elif self.cupti:
             gpu_start = max(th[2], r["end"] + 3000)
             r["gpu"] = jitter(rng, k.gpu)
             # Starved: the stream went idle before this launch entered the driver.
@@ -163,9 +175,27 @@ def union_length(intervals):
     return total
 
 
+def device_starved(records):
+    """Device-wide starvation (what the library counts per kernel): kernels
+    walked in GPU start order; an idle interval of the whole device that
+    began before the kernel's launch entered the driver counts to it."""
+    latest = None
+    for r in sorted((r for r in records if r["gpu"] is not None), key=lambda r: r["gpu_start"]):
+        r["dev_starved_iv"] = None
+        if latest is not None and latest < r["gpu_start"] and latest < r["start"]:
+            r["dev_starved_iv"] = (latest, r["gpu_start"])
+        latest = r["gpu_end"] if latest is None else max(latest, r["gpu_end"])
+
+
+def starved_iv(r):
+    """The interval a kernel's starved_ns counts: device-wide when the
+    fixture computed it, else the stream's (the older fixtures)."""
+    return r.get("dev_starved_iv") if "dev_starved_iv" in r else r["starved_iv"]
+
+
 # ---- reports ----
 
-def kernel_entries(records, cupti, fastpath):
+def kernel_entries(records, cupti, fastpath, with_errors=False):
     by_name = {}
     for r in records:
         by_name.setdefault(r["kernel"], []).append(r)
@@ -184,10 +214,11 @@ def kernel_entries(records, cupti, fastpath):
                 gap.add(r["gap"])
             if r["py"] is not None:
                 py.add(r["py"])
-            if cupti:
+            if cupti and r["gpu"] is not None:
                 gpu.add(r["gpu"])
-                if r["starved_iv"]:
-                    starved += r["starved_iv"][1] - r["starved_iv"][0]
+                iv = starved_iv(r)
+                if iv:
+                    starved += iv[1] - iv[0]
                     starved_launches += 1
             if fp is not None and r.get("fastpath"):
                 if r["fastpath"] == "hit":
@@ -205,10 +236,14 @@ def kernel_entries(records, cupti, fastpath):
         call_sites = [{"site": s, "kind": kind, "launches": n} for s, (kind, n) in ranked[:8]]
         if len(ranked) > 8:
             call_sites.append({"site": "(other)", "kind": "other", "launches": sum(n for _, (_, n) in ranked[8:])})
-        out.append({
+        entry = {
             "name": name, "module": rs[0]["module"], "launches": len(rs),
             "sources": {"driver": sum(r["source"] == "driver" for r in rs),
                         "runtime": sum(r["source"] == "runtime" for r in rs)},
+        }
+        if with_errors:
+            entry["errors"] = sum(r["error"] for r in rs)
+        out.append(dict(entry, **{
             "driver_ns": driver.to_json(), "gap_ns": gap.to_json(),
             "py_to_driver_ns": py.to_json() if py else None,
             "gpu_ns": gpu.to_json() if gpu else None,
@@ -216,15 +251,17 @@ def kernel_entries(records, cupti, fastpath):
             "starved_launches": starved_launches if cupti else None,
             "fastpath": fp, "call_sites": call_sites,
             "_host": driver.sum + (py.sum if py else 0),
-        })
+        }))
     out.sort(key=lambda k: (-k["_host"], k["name"]))
     for k in out:
         del k["_host"]
     return out
 
 
-def events_of(records, n, stream_handles):
-    """The last n host launches, their GPU kernels and starved intervals."""
+def events_of(records, n, stream_handles, scoped=False, joined=True, device=0):
+    """The last n host launches, their GPU kernels and starved intervals.
+    scoped: the newer form (starved "scope", GPU "cupti_corr"); joined:
+    False when no kernel record met its launch (corr null, source runtime)."""
     host = [r for r in records if r["source"] == "driver"]
     host.sort(key=lambda r: r["start"])
     ev = []
@@ -232,13 +269,21 @@ def events_of(records, n, stream_handles):
         ev.append({"kind": "launch", "tid": r["tid"], "kernel": r["kernel"], "start_ns": r["start"],
                    "end_ns": r["end"], "py_ns": r["py_start"], "stream": stream_handles[r["stream"]],
                    "corr": r["corr"], "grid": list(r["grid"]), "block": list(r["block"])})
-        if r["gpu"] is not None:
-            ev.append({"kind": "gpu", "kernel": r["kernel"], "device": 0, "stream": r["stream"],
+        if r["gpu"] is not None and not scoped:
+            ev.append({"kind": "gpu", "kernel": r["kernel"], "device": device, "stream": r["stream"],
                        "start_ns": r["gpu_start"], "end_ns": r["gpu_end"], "corr": r["corr"],
                        "source": "driver"})
-        if r["starved_iv"]:
-            ev.append({"kind": "starved", "kernel": r["kernel"], "device": 0, "stream": r["stream"],
+        elif r["gpu"] is not None:
+            ev.append({"kind": "gpu", "kernel": r["kernel"], "device": device, "stream": r["stream"],
+                       "start_ns": r["gpu_start"], "end_ns": r["gpu_end"], "corr": r["corr"] if joined else None,
+                       "cupti_corr": 70000 + r["corr"], "source": "driver" if joined else "runtime"})
+        if r["starved_iv"] and not scoped:
+            ev.append({"kind": "starved", "kernel": r["kernel"], "device": device, "stream": r["stream"],
                        "start_ns": r["starved_iv"][0], "end_ns": r["starved_iv"][1]})
+        for scope, iv in (("device", r.get("dev_starved_iv")), ("stream", r["starved_iv"])) if scoped else ():
+            if iv:
+                ev.append({"kind": "starved", "scope": scope, "kernel": r["kernel"], "device": device,
+                           "stream": r["stream"], "start_ns": iv[0], "end_ns": iv[1]})
     ev.sort(key=lambda e: e["start_ns"])
     return ev
 
@@ -249,13 +294,16 @@ def number_launches(records):
 
 
 def report(meta, records, cupti="on", fastpath="off", stacks=False, trace=0, gpu_busy=None,
-           threads=None, epoch=0):
+           threads=None, epoch=0, newer=None):
+    """newer: for the fields added later, {"python": obj or None, "gpu": obj
+    or None, "joined": bool, "device": n, "dropped": n}; None for the
+    older form."""
     on = cupti == "on"
-    kernels = kernel_entries(records, on, fastpath != "off")
+    kernels = kernel_entries(records, on, fastpath != "off", with_errors=newer is not None)
     handles = {7: "0x55d0c0a3e000", 13: "0x55d0c0b41200"}
     end = max((r.get("gpu_end") or r["end"]) for r in records)
     if gpu_busy is None and on:
-        gpu_busy = union_length([(r["gpu_start"], r["gpu_end"]) for r in records])
+        gpu_busy = union_length([(r["gpu_start"], r["gpu_end"]) for r in records if r["gpu"] is not None])
     py_total = [k["py_to_driver_ns"]["sum"] for k in kernels if k["py_to_driver_ns"]]
     doc = {
         "schema": "trlat-report/1", "trlat_version": "0.1.0", "hist_scheme": "log2x8-v1",
@@ -274,13 +322,42 @@ def report(meta, records, cupti="on", fastpath="off", stacks=False, trace=0, gpu
             "gpu_ns": sum(k["gpu_ns"]["sum"] for k in kernels) if on else None,
             "gpu_busy_ns": gpu_busy if on else None,
             "starved_ns": sum(k["starved_ns"] for k in kernels) if on else None,
-            "dropped_records": 0,
+            "dropped_records": newer["dropped"] if newer else 0,
             "unnamed_launches": sum(1 for r in records if r["kernel"].startswith("<unknown")),
         },
-        "kernels": kernels,
-        "events": events_of(records, trace, handles) if trace else [],
     }
+    if newer:
+        doc["python"] = newer["python"]
+        if newer["gpu"] is not None:
+            doc["gpu"] = newer["gpu"]
+    doc["kernels"] = kernels
+    if newer:
+        doc["events"] = events_of(records, trace, handles, True, newer["joined"], newer["device"]) if trace else []
+    else:
+        doc["events"] = events_of(records, trace, handles) if trace else []
     return doc
+
+
+def python_object(records, warmup=0, error=0, other=0, nested=0, version="3.6.0"):
+    """The hook's counts for a process whose Python calls each launched once."""
+    one = sum(r["py"] is not None for r in records)
+    return {"hook": "installed", "triton_version": version, "reason": None,
+            "calls": one + warmup + error + other, "nested_calls": nested, "calls_one_launch": one,
+            "calls_multi_launch": 0, "calls_without_launch": {"warmup": warmup, "error": error, "other": other}}
+
+
+def gpu_object(records, joined=True, dropped=0):
+    """The GPU fold's counters, as the library computes them (one device)."""
+    timed = [r for r in records if r["gpu"] is not None]
+    dev = [r["dev_starved_iv"] for r in timed if r.get("dev_starved_iv")]
+    return {"kernel_records": len(timed), "devices": 1,
+            "busy_ns": union_length([(r["gpu_start"], r["gpu_end"]) for r in timed]),
+            "starved_ns": sum(e - s for s, e in dev), "starved_launches": len(dev),
+            "stream_starved_ns": sum(r["starved_iv"][1] - r["starved_iv"][0] for r in timed if r["starved_iv"]),
+            "dropped_records": dropped, "untimed_records": 0, "late_records": 0,
+            "unjoined_records": 0 if joined else len(timed),
+            "joined_by_trlat_id": sum(r["source"] == "driver" for r in timed) if joined else 0,
+            "other_kernel_records": 0}
 
 
 def dump(doc):
@@ -387,6 +464,54 @@ def ranks():
     return docs, combined
 
 
+def hooked():
+    """Two ranks of a Triton job on GPUs 0 and 1, two launching threads
+    each; launch errors in both, python and gpu objects, scoped events."""
+    docs = []
+    for rank in range(2):
+        pid = 6001 + rank
+        p = Process(pid, seed=20 + rank)
+        p.thread(pid, 7, 1_200_000 + rank * 50_000)
+        p.thread(pid + 10, 13, 1_260_000 + rank * 50_000)
+        mm = Kernel("matmul_kernel", py=40000, driver=6000, gpu=60000, sites=("model.py:88",), grid=(64, 16, 1))
+        add = Kernel("add_kernel", py=30000, driver=5000, gpu=4000, sites=("model.py:91",))
+        sc = Kernel("scatter_kernel", py=35000, driver=5500, gpu=9000, sites=("loss.py:17",),
+                    errors_every=20 - 8 * rank)
+        ar = Kernel("void ncclAllReduceKernel<float>(ncclDevComm*, unsigned long, ncclWork*)", gpu=120000,
+                    runtime=True, sites=())
+        for i in range(120 + 30 * rank):
+            p.launch(pid, mm)
+            p.launch(pid, add)
+            p.launch(pid + 10, sc, gap=30000)
+            p.launch(pid + 10, add, gap=15000)
+            if i % 15 == 0:
+                p.launch(pid, ar)
+        number_launches(p.records)
+        device_starved(p.records)
+        newer = {"python": python_object(p.records, warmup=4, error=rank * 2, nested=3 * rank),
+                 "gpu": gpu_object(p.records), "joined": True, "device": rank, "dropped": 0}
+        docs.append(report({"pid": pid, "rank": rank, "world_size": 2}, p.records, trace=12,
+                           epoch=rank * 500_000, newer=newer))
+    return docs
+
+
+def latectx():
+    """A C program that made its CUDA context before trlat started: every
+    kernel record timed, none joined (no starvation), some dropped."""
+    p = Process(7070, seed=30)
+    p.thread(7070, 7, 900_000)
+    nop = Kernel("nop_with_args_kernel", driver=3000, gpu=2000, site_kind="native", sites=(), module=None)
+    for i in range(500):
+        p.launch(7070, nop, gap=2000)
+    number_launches(p.records)
+    for r in p.records:
+        r["starved_iv"] = r["dev_starved_iv"] = None
+    newer = {"python": None, "gpu": gpu_object(p.records, joined=False, dropped=12), "joined": False,
+             "device": 0, "dropped": 12}
+    meta = {"pid": 7070, "argv0": "bench_launch", "host": "gpu-node-1"}
+    return report(meta, p.records, trace=6, newer=newer)
+
+
 # ---- checking ----
 
 def check_stats(where, st):
@@ -417,12 +542,26 @@ def check(path):
         for key in ("driver_ns", "gap_ns", "py_to_driver_ns", "gpu_ns"):
             if k[key] is not None:
                 check_stats("%s: %s.%s" % (path, k["name"], key), k[key])
+        if k.get("errors", 0) > k["launches"]:
+            sys.exit("%s: %s: more errors than launches" % (path, k["name"]))
     t, ks = doc["totals"], doc["kernels"]
     sums = {"launches": sum(k["launches"] for k in ks), "kernels": len(ks),
             "driver_ns": sum(k["driver_ns"]["sum"] for k in ks)}
     for key, want in sums.items():
         if t[key] != want:
             sys.exit("%s: totals.%s is %d, the kernels add up to %d" % (path, key, t[key], want))
+    gpu = doc.get("gpu")
+    if gpu:
+        same = {"busy_ns": "gpu_busy_ns", "starved_ns": "starved_ns", "dropped_records": "dropped_records"}
+        for key, total in same.items():
+            if gpu[key] != t[total]:
+                sys.exit("%s: gpu.%s is %d, totals.%s %d" % (path, key, gpu[key], total, t[total]))
+        if gpu["unjoined_records"] > gpu["kernel_records"]:
+            sys.exit("%s: more unjoined GPU records than kernel records" % path)
+    py = doc.get("python")
+    if py and py["calls_one_launch"] + py["calls_multi_launch"] + sum(py["calls_without_launch"].values()) \
+            != py["calls"]:
+        sys.exit("%s: python calls do not add up" % path)
 
 
 def main():
@@ -442,6 +581,9 @@ def main():
     for i, d in enumerate(docs):
         files["rank%d.json" % i] = d
     files["combined.json"] = combined
+    for i, d in enumerate(hooked()):
+        files["hooked%d.json" % i] = d
+    files["latectx.json"] = latectx()
     for name, doc in files.items():
         with open(os.path.join(out, name), "w") as f:
             f.write(dump(doc))

@@ -172,6 +172,19 @@ test_golden() {
     "$TRLAT" merge "$FIX/rank0.json" "$FIX/rank1.json" "$FIX/rank2.json" -o "$tmp/merged.json"
     golden report-text-merged.txt "$tmp" "$TRLAT" report merged.json
     golden trace-merged.json "$tmp" "$TRLAT" trace merged.json
+    # The fields added later: launch errors, the python and gpu objects,
+    # scoped starved events and cupti_corr.
+    golden report-text-hooked1.txt "$FIX" "$TRLAT" report hooked1.json
+    golden report-csv-hooked1.csv "$FIX" "$TRLAT" report hooked1.json --format csv
+    golden report-json-hooked1.json "$FIX" "$TRLAT" report hooked1.json --format json
+    golden report-html-hooked1.html "$FIX" "$TRLAT" report hooked1.json --format html
+    golden report-text-latectx.txt "$FIX" "$TRLAT" report latectx.json
+    golden diff-hooked.txt "$FIX" "$TRLAT" diff hooked0.json hooked1.json
+    golden trace-hooked0.json "$FIX" "$TRLAT" trace hooked0.json
+    golden merge-hooked.json "$FIX" "$TRLAT" merge hooked0.json hooked1.json latectx.json -o -
+    "$TRLAT" merge "$FIX/hooked0.json" "$FIX/hooked1.json" "$FIX/latectx.json" -o "$tmp/merged-hooked.json"
+    golden report-text-merged-hooked.txt "$tmp" "$TRLAT" report merged-hooked.json
+    golden trace-merged-hooked.json "$tmp" "$TRLAT" trace merged-hooked.json
 }
 
 # ---- diff ----
@@ -186,6 +199,7 @@ test_diff_exit_codes() {
     expect_rc diff-exit-py-metric 1 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --metric py
     expect_rc diff-exit-min-launches 1 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --metric host --min-launches 1000
     expect_rc diff-exit-other-kernels 0 "$TRLAT" diff "$FIX/basic.json" "$FIX/nocupti.json" --metric host --threshold 1000
+    expect_rc diff-exit-errors-not-gated 0 "$TRLAT" diff "$FIX/hooked0.json" "$FIX/hooked1.json" --threshold 1000
 }
 
 # ---- merge ----
@@ -235,10 +249,93 @@ EOF
     "$TRLAT" report "$tmp/m3.json" >/dev/null && "$TRLAT" report "$tmp/m3.json" --format html >/dev/null &&
         "$TRLAT" trace "$tmp/m3.json" >/dev/null && "$TRLAT" diff "$tmp/m3.json" "$FIX/combined.json" >/dev/null || rc_all=$?
     if [ "$rc_all" = 0 ]; then ok merge-output-rereadable; else fail merge-output-rereadable "exit $rc_all"; fi
+    test_merge_newer_fields
     python3 "$here/make_bad.py" "$FIX/basic.json" "$tmp/bad" >/dev/null
     expect_one_line_error merge-refuses-other-schema "$tmp/bad/other-schema.json" \
         "$TRLAT" merge "$r0" "$tmp/bad/other-schema.json" -o "$tmp/never.json"
     if [ -e "$tmp/never.json" ]; then fail merge-refusal-writes-nothing "output written"; else ok merge-refusal-writes-nothing; fi
+}
+
+# Launch errors, python and gpu: exact sums (gpu.devices: the most any
+# input saw), the hook's strings kept only when the inputs agree, inputs
+# without the objects (latectx's python, the older fixtures') left out.
+test_merge_newer_fields() {
+    local why h0=$FIX/hooked0.json h1=$FIX/hooked1.json lc=$FIX/latectx.json
+    python3 - "$h1" "$tmp/hooked1-other.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["python"].update(hook="failed", triton_version="3.5.1", reason="unknown JITFunction.run")
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+    "$TRLAT" merge "$h0" "$h1" "$lc" -o "$tmp/mh.json" &&
+        "$TRLAT" merge "$h0" "$tmp/hooked1-other.json" -o "$tmp/mh-mixed.json" &&
+        "$TRLAT" merge "$h0" "$h1" -o "$tmp/mh01.json" && "$TRLAT" merge "$tmp/mh01.json" "$lc" -o "$tmp/mh01-2.json" &&
+        "$TRLAT" merge "$FIX/rank0.json" "$h0" -o "$tmp/mh-old.json" 2>"$tmp/err" ||
+        { fail merge-newer-fields "merge failed"; detail <"$tmp/err"; return; }
+    py_check merge-sums-errors-python-gpu-exactly "$tmp/mh.json" "$h0" "$h1" "$lc" <<'EOF'
+import json, sys
+m, *ins = (json.load(open(p)) for p in sys.argv[1:])
+errors = {}
+for d in ins:
+    for k in d["kernels"]:
+        errors[k["name"]] = errors.get(k["name"], 0) + k["errors"]
+got = {k["name"]: k["errors"] for k in m["kernels"]}
+if got != errors or sum(errors.values()) == 0:
+    sys.exit("kernel errors %r, expected %r" % (got, errors))
+pys = [d["python"] for d in ins if d["python"]]
+py = m["python"]
+for key in ("calls", "nested_calls", "calls_one_launch", "calls_multi_launch"):
+    if py[key] != sum(p[key] for p in pys):
+        sys.exit("python.%s: %r, expected the sum %r" % (key, py[key], sum(p[key] for p in pys)))
+for key in ("warmup", "error", "other"):
+    want = sum(p["calls_without_launch"][key] for p in pys)
+    if py["calls_without_launch"][key] != want:
+        sys.exit("python.calls_without_launch.%s: %r, expected %r" % (key, py["calls_without_launch"][key], want))
+if (py["hook"], py["triton_version"], py["reason"]) != ("installed", "3.6.0", None):
+    sys.exit("python strings %r" % py)
+if len(m["gpu"]) != len(ins[0]["gpu"]):
+    sys.exit("gpu has %d counters, the inputs %d" % (len(m["gpu"]), len(ins[0]["gpu"])))
+for key, v in m["gpu"].items():
+    vals = [d["gpu"][key] for d in ins]
+    want = max(vals) if key == "devices" else sum(vals)
+    if v != want:
+        sys.exit("gpu.%s: %r, expected %r" % (key, v, want))
+if m["gpu"]["dropped_records"] != m["totals"]["dropped_records"]:
+    sys.exit("gpu.dropped_records and totals.dropped_records differ")
+starved = [e for e in m["events"] if e["kind"] == "starved"]
+if not starved or any(e.get("scope") not in ("device", "stream") for e in starved):
+    sys.exit("starved events lost their scope")
+n = sum(1 for d in ins for e in d["events"] if "cupti_corr" in e)
+if n == 0 or sum(1 for e in m["events"] if "cupti_corr" in e) != n:
+    sys.exit("gpu events lost their cupti_corr")
+EOF
+    py_check merge-python-strings-mixed "$tmp/mh-mixed.json" <<'EOF'
+import json, sys
+py = json.load(open(sys.argv[1]))["python"]
+if (py["hook"], py["triton_version"], py["reason"]) != ("mixed", "mixed", None):
+    sys.exit("hook %r, triton_version %r, reason %r" % (py["hook"], py["triton_version"], py["reason"]))
+EOF
+    py_check merge-newer-fields-of-merged-equals-merge-of-all "$tmp/mh01-2.json" "$tmp/mh.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for f in ("python", "gpu", "kernels", "events"):
+    if a[f] != b[f]:
+        sys.exit("%s differs" % f)
+EOF
+    py_check merge-with-older-report "$tmp/mh-old.json" "$FIX/rank0.json" "$h0" <<'EOF'
+import json, sys
+m, old, new = (json.load(open(p)) for p in sys.argv[1:])
+if m["python"] != new["python"] or m["gpu"] != new["gpu"]:
+    sys.exit("python/gpu of the one input that has them not kept as they were")
+only_old = {k["name"] for k in old["kernels"]} - {k["name"] for k in new["kernels"]}
+if any(k["errors"] != 0 for k in m["kernels"] if k["name"] in only_old):
+    sys.exit("kernels of the older report got errors")
+old_starved = sum(1 for e in old["events"] if e["kind"] == "starved")
+if sum(1 for e in m["events"] if e["kind"] == "starved" and "scope" not in e) != old_starved:
+    sys.exit("starved events of the older report changed")
+EOF
+    why=$(python3 "$here/make_fixture.py" --check "$tmp/mh.json" 2>&1)
+    if [ $? = 0 ]; then ok merge-newer-fields-consistent; else fail merge-newer-fields-consistent "$why"; fi
 }
 
 # ---- trace ----
@@ -257,7 +354,8 @@ test_trace() {
     perfetto_setup
     local f name
     "$TRLAT" merge "$FIX/rank0.json" "$FIX/rank1.json" "$FIX/rank2.json" -o "$tmp/merged.json"
-    for f in "$FIX/basic.json" "$tmp/merged.json"; do
+    "$TRLAT" merge "$FIX/hooked0.json" "$FIX/hooked1.json" "$FIX/latectx.json" -o "$tmp/merged-hooked.json"
+    for f in "$FIX/basic.json" "$tmp/merged.json" "$FIX/hooked0.json" "$FIX/latectx.json" "$tmp/merged-hooked.json"; do
         name=trace-format-$(basename "$f" .json)
         if ! "$TRLAT" trace "$f" -o "$tmp/trace.json" 2>"$tmp/err"; then
             fail "$name" "trlat trace failed"
@@ -286,7 +384,7 @@ test_trace() {
 
 test_html() {
     local f charts msg status
-    for f in basic:3 nocupti:2; do
+    for f in basic:3 nocupti:2 hooked1:3; do
         charts=${f#*:}
         f=${f%:*}
         "$TRLAT" report "$FIX/$f.json" --format html -o "$tmp/$f.html"

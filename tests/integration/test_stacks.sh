@@ -26,7 +26,7 @@ expect "without TRLAT_STACKS: no native sites" "$(rq "$WORK/off.json" 'k("direct
 # C++ exceptions still unwind with trlat's (hidden, static) libunwind inside.
 TRLAT_STACKS=1 TRLAT_OUTPUT="$WORK/cxx.json" LD_PRELOAD=$LIB "$BIN/cxx_throw" >"$WORK/c.out" 2>&1; rc=$?
 expect "C++ throw/catch with TRLAT_STACKS=1" "$rc:$(cat "$WORK/c.out")" "0:caught 1000"
-expect "C++ caller" "$(sites cxx cxx_kernel | sed 's/+0x[0-9a-f]*/+OFF/')" "[('cxx_throw!main+OFF', 'native', 1000)]"
+expect "C++ caller" "$(sites cxx 'cxx_kernel(float*, int)' | sed 's/+0x[0-9a-f]*/+OFF/')" "[('cxx_throw!main+OFF', 'native', 1000)]"
 
 # ctypes: the native caller is libffi (its internal symbol is not exported).
 TRLAT_STACKS=1 TRLAT_OUTPUT="$WORK/ct.json" LD_PRELOAD=$LIB "$PY" -c "
