@@ -51,6 +51,7 @@ static int resolve(struct search *s, void *h, const char *path)
     SYM(enable_driver_api, "cuptiActivityEnableDriverApi", 0);
     SYM(enable_runtime_api, "cuptiActivityEnableRuntimeApi", 0);
     SYM(set_attribute, "cuptiActivitySetAttribute", 0);
+    SYM(enable_callback, "cuptiEnableCallback", 0);
     return 0;
 }
 

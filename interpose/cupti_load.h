@@ -28,6 +28,7 @@ struct trlat_cupti_api {
     CUptiResult (*enable_driver_api)(CUpti_CallbackId, uint8_t);
     CUptiResult (*enable_runtime_api)(CUpti_CallbackId, uint8_t);
     CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *, void *);
+    CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
 };
 
 /* Loads libcupti: TRLAT_CUPTI_LIB when set (that file only); otherwise a

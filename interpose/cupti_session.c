@@ -2,10 +2,14 @@
  *   start   (trlat's first CUDA call, possibly inside the CUDA runtime's own
  *           cuGetProcAddress calls): load libcupti, subscribe (another
  *           subscriber -> stand aside), trlat's clock as CUPTI's timestamp
- *           source, kernel activity, launch API records for the launch calls
- *           only, external correlation, launch hooks;
+ *           source, kernel activity, and the join of kernels with launches:
+ *           TRLAT_CUPTI_JOIN=records (default): launch API records for the
+ *           launch calls only, external correlation, launch hooks that
+ *           push trlat's id; =callback: CUPTI callbacks on the launch calls
+ *           and launch hooks that mark trlat's launch (cupti_callback.c);
  *   running CUPTI's thread hands back full buffers: folded into the GPU fold
- *           under fold_lock, buffer recycled (at most MAX_BUFS exist);
+ *           under fold_lock (with callbacks, the threads' join rings are
+ *           drained into it first), buffer recycled (at most MAX_BUFS exist);
  *   exit    a handler registered once CUPTI records (after the CUDA
  *           runtime's and libcupti's own exit handlers were registered, so
  *           it runs before them) force-flushes while CUDA and CUPTI are
@@ -14,10 +18,12 @@
  *           child's report is host-only. */
 #include <cupti.h>
 
+#include "interpose/cupti_callback.h"
 #include "interpose/cupti_load.h"
 #include "interpose/cupti_session.h"
 #include "interpose/clock.h"
 #include "interpose/config.h"
+#include "interpose/gpu_joinring.h"
 #include "interpose/launch.h"
 #include "interpose/log.h"
 #include "interpose/trlat.h"
@@ -46,6 +52,7 @@ static atomic_int live;    /* launches are tagged and records folded */
 static atomic_int flushed; /* the exit flush ran: CUPTI is not called again */
 static atomic_int exit_hooks; /* exit flush registrations so far */
 static int enabled_kinds[8], nenabled;
+static int join_cb; /* TRLAT_CUPTI_JOIN=callback */
 
 static pthread_mutex_t fold_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trlat_gpu_fold *fold;
@@ -152,8 +159,9 @@ static void fold_buffer(uint8_t *buf, size_t valid)
 {
     CUpti_Activity *r = NULL;
     /* Launch records first: a buffer holds a launch's records and usually
-     * its kernel's too. */
-    while (api.get_next_record(buf, valid, &r) == CUPTI_SUCCESS) {
+     * its kernel's too. (With callbacks there are none: the join rings were
+     * drained before.) */
+    while (!join_cb && api.get_next_record(buf, valid, &r) == CUPTI_SUCCESS) {
         if (r->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
             const CUpti_ActivityExternalCorrelation *e = (const void *)r;
             if (e->externalKind == EXT_KIND)
@@ -245,6 +253,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         api.get_num_dropped(ctx, stream, &dropped);
     pthread_mutex_lock(&fold_lock);
     if (fold && buf && (atomic_load(&live) || !atomic_load(&flushed))) {
+        if (join_cb)
+            trlat_joinring_drain(fold);
         if (valid)
             fold_buffer(buf, valid);
         if (dropped)
@@ -285,10 +295,15 @@ static void stop(void)
     for (int i = nenabled - 1; i >= 0; i--)
         api.disable((CUpti_ActivityKind)enabled_kinds[i]);
     nenabled = 0;
-    for (size_t i = 0; api.enable_driver_api && i < COUNT(driver_launches); i++)
-        api.enable_driver_api(driver_launches[i], 0);
-    for (size_t i = 0; api.enable_runtime_api && i < COUNT(runtime_launches); i++)
-        api.enable_runtime_api(runtime_launches[i], 0);
+    if (join_cb) {
+        trlat_cupti_callback_enable(&api, subscriber, 0, driver_launches, COUNT(driver_launches), runtime_launches,
+                                    COUNT(runtime_launches));
+    } else {
+        for (size_t i = 0; api.enable_driver_api && i < COUNT(driver_launches); i++)
+            api.enable_driver_api(driver_launches[i], 0);
+        for (size_t i = 0; api.enable_runtime_api && i < COUNT(runtime_launches); i++)
+            api.enable_runtime_api(runtime_launches[i], 0);
+    }
     api.unsubscribe(subscriber);
     pthread_mutex_lock(&fold_lock);
     trlat_gpu_fold_free(fold);
@@ -333,6 +348,13 @@ static const char *enable_records(CUptiResult *rc)
         return "cuptiActivityRegisterCallbacks";
     if ((*rc = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)
         return "kernel activity";
+    if (join_cb) { /* no API or external-correlation records: callbacks */
+        trlat_cupti_callback_start();
+        if ((*rc = trlat_cupti_callback_enable(&api, subscriber, 1, driver_launches, COUNT(driver_launches),
+                                               runtime_launches, COUNT(runtime_launches))) != CUPTI_SUCCESS)
+            return "launch callbacks (cuptiEnableCallback)";
+        return NULL;
+    }
     if ((*rc = enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) != CUPTI_SUCCESS)
         return "external correlation";
     if ((*rc = enable_launch_records()) != CUPTI_SUCCESS)
@@ -363,7 +385,12 @@ static void start(void)
         unavailable("%s", why);
         return;
     }
-    CUptiResult rc = api.subscribe(&subscriber, on_callback, NULL);
+    join_cb = trlat_config(TRLAT_OPT_CUPTI_JOIN) == TRLAT_CUPTI_JOIN_CALLBACK;
+    if (join_cb && !api.enable_callback) {
+        unavailable("%s lacks cuptiEnableCallback (TRLAT_CUPTI_JOIN=callback)", api.path);
+        return;
+    }
+    CUptiResult rc = api.subscribe(&subscriber, join_cb ? trlat_cupti_callback : on_callback, NULL);
     if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         unavailable("another CUPTI client is subscribed in this process (CUPTI error 39); trlat stands aside");
         return;
@@ -401,7 +428,7 @@ static void start(void)
         unavailable("%s failed: %s (error %d)", what, errstr(rc), (int)rc);
         return;
     }
-    if (trlat_launch_add_hooks(&hooks) != 0) {
+    if (trlat_launch_add_hooks(join_cb ? &trlat_cupti_callback_hooks : &hooks) != 0) {
         atomic_store(&live, 0);
         stop();
         unavailable("no free launch hook for CUPTI's correlation");
@@ -418,6 +445,12 @@ static void flush_now(void)
      * callbacks in place, and be gone by now: take the buffers back. */
     api.register_callbacks(buffer_requested, buffer_completed);
     api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (join_cb) { /* launches whose kernels came before their callbacks were drained */
+        pthread_mutex_lock(&fold_lock);
+        if (fold)
+            trlat_joinring_drain(fold);
+        pthread_mutex_unlock(&fold_lock);
+    }
     atomic_store(&live, 0);
 }
 
@@ -445,6 +478,8 @@ static void fork_child(void)
     atomic_store(&flushed, 1);
     fold = NULL; /* the parent's records are not this process's */
     pool_n = pool_nfree = 0;
+    if (join_cb)
+        trlat_cupti_callback_after_fork_child();
     if (state == ST_ON) {
         state = ST_UNAVAILABLE;
         snprintf(reason, sizeof reason, "forked child: CUDA and CUPTI do not follow fork(); host times only");

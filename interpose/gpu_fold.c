@@ -445,6 +445,11 @@ void trlat_gpu_fold_dropped(struct trlat_gpu_fold *g, uint64_t n)
     g->t.dropped += n;
 }
 
+void trlat_gpu_fold_lost_join(struct trlat_gpu_fold *g, uint64_t n)
+{
+    g->t.lost_join += n;
+}
+
 void trlat_gpu_fold_drain(struct trlat_gpu_fold *g)
 {
     for (int i = 0; i < TRLAT_GPU_MAX_DEVICES; i++)

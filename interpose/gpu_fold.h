@@ -6,10 +6,14 @@
  *
  * Three inputs, in any order:
  *   api    a launch API record (driver or runtime): correlation id, the
- *          host time the call began, and whether it is the runtime's;
+ *          host time the call began, and whether it is the runtime's
+ *          (with TRLAT_CUPTI_JOIN=callback: a launch callback trlat did
+ *          not wrap, timed when CUPTI called it);
  *   ext    trlat's external correlation record: correlation id and the
  *          driver entry time of trlat's own launch record (the id trlat
- *          pushed); a kernel with one was launched through trlat;
+ *          pushed, or, with callbacks, the launch CUPTI's callback found
+ *          trlat making on its thread); a kernel with one was launched
+ *          through trlat;
  *   kernel a kernel execution: correlation id, device, stream, GPU start
  *          and end.
  * All times are ns on trlat's clock.
@@ -85,6 +89,7 @@ struct trlat_gpu_totals {
     uint64_t unjoined;      /* no launch record found */
     uint64_t joined_ext;    /* joined with trlat's launch by its external id */
     uint64_t other;         /* launches folded into "(other)" */
+    uint64_t lost_join;     /* launch callbacks lost before reaching the fold (a full ring) */
     uint32_t devices;       /* devices seen */
     uint32_t pending;       /* kernels waiting for their launch record now */
 };
@@ -109,6 +114,8 @@ void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start,
 void trlat_gpu_fold_ext(struct trlat_gpu_fold *g, uint32_t corr, uint64_t ext);
 void trlat_gpu_fold_kernel(struct trlat_gpu_fold *g, const struct trlat_gpu_kernel *k);
 void trlat_gpu_fold_dropped(struct trlat_gpu_fold *g, uint64_t n);
+/* Launch records lost on their way to the fold (TRLAT_CUPTI_JOIN=callback). */
+void trlat_gpu_fold_lost_join(struct trlat_gpu_fold *g, uint64_t n);
 /* Folds everything held back (end of the run): the result is final. */
 void trlat_gpu_fold_drain(struct trlat_gpu_fold *g);
 

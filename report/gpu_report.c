@@ -2,6 +2,7 @@
  * (per-kernel GPU time, launches seen only through CUPTI, starvation, GPU
  * busy time), adds a "gpu" object with the fold's own counters, and writes
  * the "gpu" and "starved" events for TRLAT_TRACE. */
+#include "interpose/config.h"
 #include "interpose/cupti_session.h"
 #include "interpose/log.h"
 #include "interpose/real.h"
@@ -41,6 +42,25 @@ static struct trlat_kstats *entry_for(struct trlat_fold *f, const char *name)
     return k;
 }
 
+/* Kernel records arrived, not one of them met a launch record, and trlat
+ * itself launched some of those kernels: the join did not work in this
+ * process (records: the program made its CUDA context before trlat started,
+ * and CUPTI then writes no launch records). Said once. */
+static void self_check(uint64_t records, uint64_t joined, int launched_by_trlat)
+{
+    static atomic_flag once;
+    if (!records || joined || !launched_by_trlat)
+        return;
+    if (trlat_config(TRLAT_OPT_CUPTI_JOIN) == TRLAT_CUPTI_JOIN_CALLBACK)
+        trlat_log_once(&once, "CUPTI delivered %llu kernel records but no launch callbacks for them "
+                              "(TRLAT_CUPTI_JOIN=callback); GPU times are kept, starvation is not computed",
+                       (unsigned long long)records);
+    else
+        trlat_log_once(&once, "CUPTI delivered %llu kernel records but no launch records (did the program create "
+                              "its CUDA context before trlat started? try TRLAT_CUPTI_JOIN=callback)",
+                       (unsigned long long)records);
+}
+
 static void contribute(struct trlat_fold *f)
 {
     trlat_report_cupti_state = trlat_cupti_state();
@@ -53,11 +73,16 @@ static void contribute(struct trlat_fold *f)
     have_totals = 1;
     nentries = trlat_gpu_fold_count(g);
     entry_of = calloc(nentries ? nentries : 1, sizeof *entry_of);
+    uint64_t records = 0, joined = 0;
+    int launched_by_trlat = 0;
     for (size_t i = 0; i < nentries; i++) {
         const struct trlat_gpu_kstat *gk = trlat_gpu_fold_at(g, i);
+        joined += gk->driver + gk->runtime + gk->driver_api;
+        records += gk->driver + gk->runtime + gk->driver_api + gk->unjoined;
         struct trlat_kstats *k = entry_for(f, gk->name);
         if (!k)
             continue;
+        launched_by_trlat |= k->from_driver > 0;
         if (entry_of)
             entry_of[i] = k;
         k->has_gpu = 1;
@@ -73,6 +98,7 @@ static void contribute(struct trlat_fold *f)
     f->gpu_busy_ns = totals.busy_ns;
     f->dropped_records = totals.dropped;
     trlat_cupti_fold_unlock();
+    self_check(records, joined, launched_by_trlat);
     if (totals.dropped || totals.untimed)
         trlat_log("CUPTI: %llu activity records dropped, %llu kernels without GPU timestamps (still running at "
                   "exit?); GPU totals leave them out", (unsigned long long)totals.dropped,
@@ -96,6 +122,10 @@ static void section(struct trlat_json *j)
     trlat_json_u64(j, "unjoined_records", totals.unjoined);
     trlat_json_u64(j, "joined_by_trlat_id", totals.joined_ext);
     trlat_json_u64(j, "other_kernel_records", totals.other);
+    if (trlat_config(TRLAT_OPT_CUPTI_JOIN) == TRLAT_CUPTI_JOIN_CALLBACK) { /* absent with the default join */
+        trlat_json_str(j, "join", "callback");
+        trlat_json_u64(j, "lost_join_records", totals.lost_join);
+    }
     trlat_json_end_obj(j);
 }
 

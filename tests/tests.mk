@@ -72,9 +72,9 @@ gpu-build: $(TB)/gpu/clockbench
 
 # CUPTI (issue 3): a fake libcupti for the CUPTI-on path without a GPU, and
 # the minimal CUPTI client the GPU benchmark compares trlat with.
-$(TB)/fake/libcupti_fake.so: tests/fake/fake_cupti.c
+$(TB)/fake/libcupti_fake.so: tests/fake/fake_cupti.c $(FAKE)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread
 test-build: $(TB)/fake/libcupti_fake.so
 $(TB)/gpu/libcupti_min.so: tests/gpu/cupti_min.c
 	@mkdir -p $(dir $@)

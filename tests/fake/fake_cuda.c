@@ -4,7 +4,13 @@
  *   FAKE_CUDA_RESULT=N      every launch returns CUresult N
  *   FAKE_CUDA_LAUNCH_NS=N   every launch spins N ns (demo: a driver's cost)
  *   FAKE_CUDA_PROC_ALIAS=1  cuGetProcAddress hands out internal aliases, not
- *                           the exported symbols (as a real driver may) */
+ *                           the exported symbols (as a real driver may)
+ *   FAKE_CUDA_CONTEXT_FIRST=1  a CUDA context exists from the start: the
+ *                           program made it before trlat started, as
+ *                           tests/gpu/bench_launch.c does (what CUPTI's
+ *                           late per-function enables depend on)
+ * A fake libcupti (fake_cupti.c) sees every launch call, as the real one
+ * does inside the driver, through fake_cuda_set_launch_hook. */
 #include <cuda.h>
 #undef cuGetProcAddress
 #undef cuLaunchKernel
@@ -84,9 +90,39 @@ static int valid(CUfunction f)
     return (struct fake_fn *)f >= fns && (struct fake_fn *)f < fns + 256;
 }
 
-#define LAUNCH(counter) \
-    do { atomic_fetch_add_explicit(&calls[counter], 1, memory_order_relaxed); \
-         return valid(f) ? launch_result() : CUDA_ERROR_INVALID_HANDLE; } while (0)
+/* ---- what CUPTI sees of the driver (for tests/fake/fake_cupti.c) ---- */
+
+/* Called at a launch call's entry (rc unused) and at its return (rc: what
+ * the call returns), on the launching thread; entry is the function's
+ * name. */
+typedef void (*fake_cuda_launch_hook)(int at_exit, const char *entry, CUresult rc);
+static _Atomic(fake_cuda_launch_hook) launch_hook;
+
+EXPORT void fake_cuda_set_launch_hook(fake_cuda_launch_hook h)
+{
+    atomic_store(&launch_hook, h);
+}
+
+/* Whether a CUDA context exists now. */
+EXPORT int fake_cuda_context_exists(void)
+{
+    const char *s = getenv("FAKE_CUDA_CONTEXT_FIRST");
+    return s && strcmp(s, "1") == 0;
+}
+
+static CUresult hooked_launch(int counter, CUfunction f)
+{
+    atomic_fetch_add_explicit(&calls[counter], 1, memory_order_relaxed);
+    fake_cuda_launch_hook h = atomic_load_explicit(&launch_hook, memory_order_acquire);
+    if (h)
+        h(0, call_names[counter], CUDA_SUCCESS);
+    CUresult rc = valid(f) ? launch_result() : CUDA_ERROR_INVALID_HANDLE;
+    if (h)
+        h(1, call_names[counter], rc);
+    return rc;
+}
+
+#define LAUNCH(counter) return hooked_launch(counter, f)
 
 EXPORT CUresult cuInit(unsigned flags) { return CUDA_SUCCESS; }
 EXPORT CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }

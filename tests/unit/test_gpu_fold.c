@@ -1,10 +1,13 @@
 /* The GPU fold fed with synthetic CUPTI records: starvation per device and
  * per stream, the join with launch records in any order, start order
- * across buffers, bounded memory. */
+ * across buffers, bounded memory; the per-thread join rings of
+ * TRLAT_CUPTI_JOIN=callback drained into it. */
 #include "interpose/gpu_corrmap.h"
 #include "interpose/gpu_fold.h"
+#include "interpose/gpu_joinring.h"
 #include "tests/unit/check_main.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -449,6 +452,103 @@ START_TEST(corrmap_against_a_reference)
 }
 END_TEST
 
+/* ---- join rings (TRLAT_CUPTI_JOIN=callback) ---- */
+
+static void put(uint32_t corr, uint64_t t, uint32_t kind)
+{
+    struct trlat_joinring *r = trlat_joinring_self();
+    ck_assert_ptr_nonnull(r);
+    trlat_joinring_put(r, corr, t, kind);
+}
+
+START_TEST(join_ring_feeds_the_fold)
+{
+    /* As in idle_before_the_launch_call_is_starvation, the launches coming
+     * through the ring: trlat's (its driver entry time), the runtime's and
+     * another driver call (the callback's time). k2 arrives before its
+     * launch was drained. */
+    struct trlat_gpu_fold *g = mk(64, 0);
+    put(1, 500, TRLAT_JOIN_TRLAT);
+    trlat_joinring_drain(g);
+    kern(g, 1, 0, 7, 1000, 2000, "k");
+    kern(g, 2, 0, 7, 3000, 3500, "k");
+    put(2, 2500, TRLAT_JOIN_RUNTIME);
+    put(3, 2600, TRLAT_JOIN_DRIVER);
+    trlat_joinring_drain(g);
+    kern(g, 3, 0, 7, 4000, 4100, "k");
+    trlat_gpu_fold_drain(g);
+    const struct trlat_gpu_kstat *k = get(g, "k");
+    ck_assert_uint_eq(k->driver, 1);
+    ck_assert_uint_eq(k->runtime, 1);
+    ck_assert_uint_eq(k->driver_api, 1);
+    ck_assert_uint_eq(k->unjoined, 0);
+    ck_assert_uint_eq(k->starved_ns, 1000);
+    ck_assert_uint_eq(k->starved_launches, 1);
+    struct trlat_gpu_totals t = totals(g);
+    ck_assert_uint_eq(t.joined_ext, 1);
+    ck_assert_uint_eq(t.lost_join, 0);
+    trlat_gpu_fold_free(g);
+}
+END_TEST
+
+static void *put_and_exit(void *arg)
+{
+    uint32_t base = (uint32_t)(uintptr_t)arg;
+    for (uint32_t i = 0; i < 100; i++)
+        put(base + i, 10 * (base + i), TRLAT_JOIN_TRLAT);
+    return NULL;
+}
+
+START_TEST(join_ring_of_exited_threads)
+{
+    /* Threads one after the other: each leaves 100 entries undrained and
+     * exits; the next adopts its ring. Then several at once. Everything is
+     * drained. */
+    struct trlat_gpu_fold *g = mk(64, 0);
+    unsigned before = trlat_joinring_count();
+    for (uintptr_t n = 0; n < 4; n++) {
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, put_and_exit, (void *)(1 + 100 * n)), 0);
+        pthread_join(t, NULL);
+    }
+    ck_assert_uint_eq(trlat_joinring_count() - before, 1);
+    pthread_t ts[4];
+    for (uintptr_t n = 0; n < 4; n++)
+        ck_assert_int_eq(pthread_create(&ts[n], NULL, put_and_exit, (void *)(401 + 100 * n)), 0);
+    for (int n = 0; n < 4; n++)
+        pthread_join(ts[n], NULL);
+    ck_assert_uint_le(trlat_joinring_count() - before, 4);
+    trlat_joinring_drain(g);
+    for (uint32_t c = 1; c <= 800; c++)
+        kern(g, c, 0, 7, 10 * c + 1, 10 * c + 2, "k");
+    trlat_gpu_fold_drain(g);
+    ck_assert_uint_eq(get(g, "k")->driver, 800);
+    ck_assert_uint_eq(totals(g).unjoined, 0);
+    trlat_gpu_fold_free(g);
+}
+END_TEST
+
+START_TEST(join_ring_full_counts_what_it_loses)
+{
+    struct trlat_gpu_fold *g = mk(64, 0);
+    uint32_t n = TRLAT_JOINRING_CAP + 10;
+    for (uint32_t c = 1; c <= n; c++)
+        put(c, 10 * c, TRLAT_JOIN_TRLAT);
+    trlat_joinring_drain(g);
+    ck_assert_uint_eq(totals(g).lost_join, 10);
+    put(n + 1, 10 * (n + 1), TRLAT_JOIN_TRLAT); /* room again */
+    trlat_joinring_drain(g);
+    ck_assert_uint_eq(totals(g).lost_join, 10);
+    for (uint32_t c = 1; c <= n + 1; c++)
+        kern(g, c, 0, 7, 10 * c + 1, 10 * c + 2, "k");
+    trlat_gpu_fold_drain(g);
+    /* the newest were lost: their kernels found no launch */
+    ck_assert_uint_eq(get(g, "k")->driver, TRLAT_JOINRING_CAP + 1);
+    ck_assert_uint_eq(get(g, "k")->unjoined, 10);
+    trlat_gpu_fold_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gpu_fold");
@@ -467,6 +567,9 @@ static Suite *suite(void)
     tcase_add_test(t, memory_is_bounded);
     tcase_add_test(t, events_keep_the_newest);
     tcase_add_test(t, corrmap_against_a_reference);
+    tcase_add_test(t, join_ring_feeds_the_fold);
+    tcase_add_test(t, join_ring_of_exited_threads);
+    tcase_add_test(t, join_ring_full_counts_what_it_loses);
     suite_add_tcase(s, t);
     return s;
 }
