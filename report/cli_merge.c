@@ -403,20 +403,7 @@ int cli_merge(const struct cli_report *const *in, size_t n, struct cli_report *o
 
 int cli_merge_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *outpath = NULL;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        if (c != 'o')
-            cli_bad_option("merge", c, argv);
-        outpath = optarg;
-    }
+    const char *outpath = cli_parse_output_only("merge", usage_text, argc, argv);
     if (optind >= argc)
         cli_usage_fail("merge", "no report files given");
     if (!outpath)

@@ -364,20 +364,7 @@ void cli_render_trace(FILE *f, const struct cli_report *r)
 
 int cli_trace_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *outpath = NULL;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        if (c != 'o')
-            cli_bad_option("trace", c, argv);
-        outpath = optarg;
-    }
+    const char *outpath = cli_parse_output_only("trace", usage_text, argc, argv);
     if (optind != argc - 1)
         cli_usage_fail("trace", optind >= argc ? "no report file given" : "expects one report file");
     struct cli_report r;

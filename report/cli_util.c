@@ -148,3 +148,23 @@ void cli_close_out(FILE *f, const char *path)
     if (bad)
         cli_fail(name, "write error: %s", strerror(err));
 }
+
+const char *cli_parse_output_only(const char *cmd, const char *usage, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *outpath = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        if (c != 'o')
+            cli_bad_option(cmd, c, argv);
+        outpath = optarg;
+    }
+    return outpath;
+}
+

@@ -41,6 +41,11 @@ double cli_parse_pct(const char *cmd, const char *opt, const char *s);
  * the accepted words. */
 int cli_parse_word(const char *cmd, const char *opt, const char *s, const char *const *words);
 
+/* Options of a subcommand that takes only -o/--output OUT and --help:
+ * returns OUT (NULL if not given) and leaves optind at the first operand;
+ * --help prints usage and exits 0. */
+const char *cli_parse_output_only(const char *cmd, const char *usage, int argc, char **argv);
+
 /* stdout for NULL or "-", else the file opened for writing (fails on error). */
 FILE *cli_open_out(const char *path);
 /* Flushes and closes what cli_open_out returned; a write error fails. */
