@@ -26,18 +26,24 @@ static int is_name(PyObject *s, PyObject *interned)
     return r == 0;
 }
 
-int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+/* The fields every way of describing a call starts from. */
+static inline void call_init(struct fp_call *c, PyObject *jitfn, PyObject *grid, int getitem)
 {
     c->jitfn = jitfn;
     c->L = NULL;
     c->device_obj = NULL;
-    c->pos = args;
-    c->npos = nargs;
     c->grid = grid;
     c->warmup = 0;
-    c->getitem = 1;
+    c->getitem = getitem;
     c->nkw = 0;
+}
+
+int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    call_init(c, jitfn, grid, 1);
+    c->pos = args;
+    c->npos = nargs;
     Py_ssize_t nk = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
     if (nk > FP_MAX_KW)
         return -1;
@@ -51,13 +57,7 @@ int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyOb
 
 int fp_call_from_dict(struct fp_call *c, PyObject *jitfn, PyObject *args, PyObject *kwargs)
 {
-    c->jitfn = jitfn;
-    c->L = NULL;
-    c->device_obj = NULL;
-    c->grid = NULL;
-    c->warmup = 0;
-    c->nkw = 0;
-    c->getitem = 0;
+    call_init(c, jitfn, NULL, 0);
     Py_ssize_t n = args ? PY(PyTuple_Size)(args) : 0;
     if (n < 0 || n > FP_MAX_ARGS) {
         PY(PyErr_Clear)();

@@ -18,9 +18,6 @@
 
 struct trlat_pyhook_counts trlat_pyhook_counts;
 
-/* The launch memo (fastpath/memo*.c), when linked. */
-__attribute__((weak)) PyObject *trlat_fastpath_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state);
-__attribute__((weak)) void trlat_fastpath_after(void *state, PyObject *result);
 
 static inline void count(_Atomic uint64_t *c)
 {
@@ -104,7 +101,7 @@ static PyObject *run_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssi
 static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
-    if (kind == TRLAT_PYHOOK_JIT && trlat_fastpath_before && trlat_fastpath_after && nargs >= 1 &&
+    if (kind == TRLAT_PYHOOK_JIT && nargs >= 1 &&
         trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
         return run_with_fastpath(orig, args, nargs, kwnames);
     return vectorcall(orig, args, nargs, kwnames);

@@ -5,6 +5,8 @@
  * from dladdr; C++ names are demangled when the process has libstdc++'s
  * __cxa_demangle. Without any name: "lib.so+0xoff" from the object's base. */
 #include "interpose/real.h"
+#include "report/demangle.h"
+
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -74,17 +76,11 @@ out:
     return found;
 }
 
+/* name, demangled in place when it is a C++ name (truncated to len). */
 static void demangle(char *name, size_t len)
 {
-    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-    static demangle_fn fn;
-    if (strncmp(name, "_Z", 2) != 0)
-        return;
-    if (!fn)
-        fn = (demangle_fn)trlat_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    int status = -1;
-    char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
-    if (d && status == 0)
+    char *d = trlat_demangle(name);
+    if (d)
         snprintf(name, len, "%s", d);
     free(d);
 }
