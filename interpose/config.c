@@ -13,8 +13,6 @@ struct choice {
 static const struct choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
 static const struct choice cupti_choices[] = {
     {"0", TRLAT_CUPTI_OFF}, {"1", TRLAT_CUPTI_ON}, {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
-static const struct choice join_choices[] = {
-    {"records", TRLAT_CUPTI_JOIN_RECORDS}, {"callback", TRLAT_CUPTI_JOIN_CALLBACK}, {NULL, 0}};
 static const struct choice fastpath_choices[] = {
     {"0", TRLAT_FASTPATH_OFF}, {"1", TRLAT_FASTPATH_ON}, {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
 
@@ -35,7 +33,6 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 or verify", 0, 0},
     [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, "0 or 1", 0, 0},
     [TRLAT_OPT_TRACE] = {"TRLAT_TRACE", 0, NULL, "a number of launches from 0 to 10000000", TRLAT_TRACE_MAX, 0},
-    [TRLAT_OPT_CUPTI_JOIN] = {"TRLAT_CUPTI_JOIN", TRLAT_CUPTI_JOIN_RECORDS, join_choices, "records or callback", 0, 0},
 };
 
 static const char *output_template;
@@ -108,8 +105,6 @@ const char *trlat_config_name(enum trlat_opt opt)
     case TRLAT_OPT_FASTPATH:
         return options[opt].value == TRLAT_FASTPATH_OFF ? "off"
                : options[opt].value == TRLAT_FASTPATH_ON ? "on" : "verify";
-    case TRLAT_OPT_CUPTI_JOIN:
-        return options[opt].value == TRLAT_CUPTI_JOIN_CALLBACK ? "callback" : "records";
     default:
         return options[opt].value ? "1" : "0";
     }

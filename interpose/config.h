@@ -13,15 +13,11 @@ enum trlat_opt {
     TRLAT_OPT_FASTPATH, /* TRLAT_FASTPATH_OFF / _ON / _VERIFY */
     TRLAT_OPT_STACKS,   /* bool */
     TRLAT_OPT_TRACE,    /* number of launches kept as events */
-    TRLAT_OPT_CUPTI_JOIN, /* TRLAT_CUPTI_JOIN_RECORDS / _CALLBACK */
     TRLAT_OPT_COUNT
 };
 
 enum { TRLAT_CUPTI_OFF = 0, TRLAT_CUPTI_ON = 1, TRLAT_CUPTI_AUTO = 2 };
 enum { TRLAT_FASTPATH_OFF = 0, TRLAT_FASTPATH_ON = 1, TRLAT_FASTPATH_VERIFY = 2 };
-/* How CUPTI's kernel records are joined with trlat's launches (docs/CUPTI.md):
- * API and external-correlation activity records, or launch callbacks. */
-enum { TRLAT_CUPTI_JOIN_RECORDS = 0, TRLAT_CUPTI_JOIN_CALLBACK = 1 };
 
 #define TRLAT_TRACE_MAX 10000000
 

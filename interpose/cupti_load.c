@@ -43,15 +43,11 @@ static int resolve(struct search *s, void *h, const char *path)
     SYM(flush_all, "cuptiActivityFlushAll", 1);
     SYM(get_next_record, "cuptiActivityGetNextRecord", 1);
     SYM(get_num_dropped, "cuptiActivityGetNumDroppedRecords", 1);
-    SYM(push_external_id, "cuptiActivityPushExternalCorrelationId", 1);
-    SYM(pop_external_id, "cuptiActivityPopExternalCorrelationId", 1);
+    SYM(enable_callback, "cuptiEnableCallback", 1);
     SYM(get_version, "cuptiGetVersion", 0);
     SYM(get_timestamp, "cuptiGetTimestamp", 0);
     SYM(register_timestamp_callback, "cuptiActivityRegisterTimestampCallback", 0);
-    SYM(enable_driver_api, "cuptiActivityEnableDriverApi", 0);
-    SYM(enable_runtime_api, "cuptiActivityEnableRuntimeApi", 0);
     SYM(set_attribute, "cuptiActivitySetAttribute", 0);
-    SYM(enable_callback, "cuptiEnableCallback", 0);
     return 0;
 }
 

@@ -19,16 +19,12 @@ struct trlat_cupti_api {
     CUptiResult (*flush_all)(uint32_t);
     CUptiResult (*get_next_record)(uint8_t *, size_t, CUpti_Activity **);
     CUptiResult (*get_num_dropped)(CUcontext, uint32_t, size_t *);
-    CUptiResult (*push_external_id)(CUpti_ExternalCorrelationKind, uint64_t);
-    CUptiResult (*pop_external_id)(CUpti_ExternalCorrelationKind, uint64_t *);
+    CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
     /* optional (NULL when this libcupti lacks them) */
     CUptiResult (*get_version)(uint32_t *);
     CUptiResult (*get_timestamp)(uint64_t *);
     CUptiResult (*register_timestamp_callback)(CUpti_TimestampCallbackFunc);
-    CUptiResult (*enable_driver_api)(CUpti_CallbackId, uint8_t);
-    CUptiResult (*enable_runtime_api)(CUpti_CallbackId, uint8_t);
     CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *, void *);
-    CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
 };
 
 /* Loads libcupti: TRLAT_CUPTI_LIB when set (that file only); otherwise a

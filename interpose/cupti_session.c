@@ -2,14 +2,12 @@
  *   start   (trlat's first CUDA call, possibly inside the CUDA runtime's own
  *           cuGetProcAddress calls): load libcupti, subscribe (another
  *           subscriber -> stand aside), trlat's clock as CUPTI's timestamp
- *           source, kernel activity, and the join of kernels with launches:
- *           TRLAT_CUPTI_JOIN=records (default): launch API records for the
- *           launch calls only, external correlation, launch hooks that
- *           push trlat's id; =callback: CUPTI callbacks on the launch calls
- *           and launch hooks that mark trlat's launch (cupti_callback.c);
- *   running CUPTI's thread hands back full buffers: folded into the GPU fold
- *           under fold_lock (with callbacks, the threads' join rings are
- *           drained into it first), buffer recycled (at most MAX_BUFS exist);
+ *           source, kernel activity, and CUPTI callbacks on the driver's
+ *           launch functions that join kernels with launches
+ *           (cupti_callback.c; the launch path needs no hook);
+ *   running CUPTI's thread hands back full buffers: the threads' join rings
+ *           are drained into the GPU fold, then the buffer's kernel records
+ *           folded, under fold_lock; buffer recycled (at most MAX_BUFS exist);
  *   exit    a handler registered once CUPTI records (after the CUDA
  *           runtime's and libcupti's own exit handlers were registered, so
  *           it runs before them) force-flushes while CUDA and CUPTI are
@@ -24,7 +22,6 @@
 #include "interpose/clock.h"
 #include "interpose/config.h"
 #include "interpose/gpu_joinring.h"
-#include "interpose/launch.h"
 #include "interpose/log.h"
 #include "interpose/trlat.h"
 
@@ -36,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXT_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
 #define BUF_SIZE ((size_t)1 << 20)
 #define MAX_BUFS 32
 #define MAX_TRACE_EVENTS (1u << 20)
@@ -48,11 +44,10 @@ static char reason[320];
 static struct trlat_cupti_api api;
 static CUpti_SubscriberHandle subscriber;
 static int64_t ts_offset;  /* CUPTI time - trlat time, when CUPTI keeps its own clock */
-static atomic_int live;    /* launches are tagged and records folded */
+static atomic_int live;    /* records are folded */
 static atomic_int flushed; /* the exit flush ran: CUPTI is not called again */
 static atomic_int exit_hooks; /* exit flush registrations so far */
 static int enabled_kinds[8], nenabled;
-static int join_cb; /* TRLAT_CUPTI_JOIN=callback */
 
 static pthread_mutex_t fold_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trlat_gpu_fold *fold;
@@ -61,31 +56,17 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *pool_all[MAX_BUFS], *pool_free[MAX_BUFS];
 static int pool_n, pool_nfree;
 
+/* The driver's launch functions. A CUDA runtime launch calls one of them
+ * (with the runtime call's correlation id), so runtime callbacks are not
+ * needed; functions a process never calls cost nothing. */
 static const CUpti_CallbackId driver_launches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
-static const CUpti_CallbackId runtime_launches[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000};
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static int is_launch(const CUpti_CallbackId *ids, size_t n, CUpti_CallbackId cbid)
-{
-    for (size_t i = 0; i < n; i++)
-        if (ids[i] == cbid)
-            return 1;
-    return 0;
-}
 
 /* ---- state for the report ---- */
 
@@ -123,25 +104,6 @@ void trlat_cupti_fold_unlock(void)
     pthread_mutex_unlock(&fold_lock);
 }
 
-/* ---- launch hooks: trlat's own launches carry their driver entry time ---- */
-
-static void tag_launch(struct trlat_tstate *ts, struct trlat_launch *l)
-{
-    if (!atomic_load_explicit(&live, memory_order_relaxed))
-        return;
-    uint64_t id = trlat_now_ns();
-    if (api.push_external_id(EXT_KIND, id ? id : 1) == CUPTI_SUCCESS)
-        l->corr = id ? id : 1;
-}
-
-static void untag_launch(struct trlat_tstate *ts, struct trlat_launch *l)
-{
-    if (l->corr)
-        api.pop_external_id(EXT_KIND, NULL);
-}
-
-static const struct trlat_launch_hooks hooks = {.before = tag_launch, .after = untag_launch};
-
 /* ---- activity buffers ---- */
 
 static uint64_t CUPTIAPI timestamp_ns(void)
@@ -158,24 +120,6 @@ static inline uint64_t to_trlat(uint64_t t)
 static void fold_buffer(uint8_t *buf, size_t valid)
 {
     CUpti_Activity *r = NULL;
-    /* Launch records first: a buffer holds a launch's records and usually
-     * its kernel's too. (With callbacks there are none: the join rings were
-     * drained before.) */
-    while (!join_cb && api.get_next_record(buf, valid, &r) == CUPTI_SUCCESS) {
-        if (r->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-            const CUpti_ActivityExternalCorrelation *e = (const void *)r;
-            if (e->externalKind == EXT_KIND)
-                trlat_gpu_fold_ext(fold, e->correlationId, e->externalId);
-        } else if (r->kind == CUPTI_ACTIVITY_KIND_DRIVER || r->kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
-            const CUpti_ActivityAPI *a = (const void *)r;
-            int launch = r->kind == CUPTI_ACTIVITY_KIND_DRIVER
-                             ? is_launch(driver_launches, COUNT(driver_launches), a->cbid)
-                             : is_launch(runtime_launches, COUNT(runtime_launches), a->cbid);
-            if (launch)
-                trlat_gpu_fold_api(fold, a->correlationId, to_trlat(a->start), r->kind == CUPTI_ACTIVITY_KIND_RUNTIME);
-        }
-    }
-    r = NULL;
     while (api.get_next_record(buf, valid, &r) == CUPTI_SUCCESS) {
         if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && r->kind != CUPTI_ACTIVITY_KIND_KERNEL)
             continue;
@@ -253,8 +197,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         api.get_num_dropped(ctx, stream, &dropped);
     pthread_mutex_lock(&fold_lock);
     if (fold && buf && (atomic_load(&live) || !atomic_load(&flushed))) {
-        if (join_cb)
-            trlat_joinring_drain(fold);
+        trlat_joinring_drain(fold); /* the launches of this buffer's kernels */
         if (valid)
             fold_buffer(buf, valid);
         if (dropped)
@@ -295,15 +238,7 @@ static void stop(void)
     for (int i = nenabled - 1; i >= 0; i--)
         api.disable((CUpti_ActivityKind)enabled_kinds[i]);
     nenabled = 0;
-    if (join_cb) {
-        trlat_cupti_callback_enable(&api, subscriber, 0, driver_launches, COUNT(driver_launches), runtime_launches,
-                                    COUNT(runtime_launches));
-    } else {
-        for (size_t i = 0; api.enable_driver_api && i < COUNT(driver_launches); i++)
-            api.enable_driver_api(driver_launches[i], 0);
-        for (size_t i = 0; api.enable_runtime_api && i < COUNT(runtime_launches); i++)
-            api.enable_runtime_api(runtime_launches[i], 0);
-    }
+    trlat_cupti_callback_enable(&api, subscriber, 0, driver_launches, COUNT(driver_launches));
     api.unsubscribe(subscriber);
     pthread_mutex_lock(&fold_lock);
     trlat_gpu_fold_free(fold);
@@ -319,52 +254,18 @@ static CUptiResult enable(CUpti_ActivityKind kind)
     return rc;
 }
 
-/* Launch API records for the launch calls only (their start is the host
- * time a runtime launch began; trlat's external ids ride on them). */
-static CUptiResult enable_launch_records(void)
-{
-    CUptiResult rc = CUPTI_SUCCESS;
-    if (api.enable_driver_api) {
-        for (size_t i = 0; i < COUNT(driver_launches); i++)
-            api.enable_driver_api(driver_launches[i], 1);
-    } else if ((rc = enable(CUPTI_ACTIVITY_KIND_DRIVER)) != CUPTI_SUCCESS) {
-        return rc;
-    }
-    if (api.enable_runtime_api) {
-        for (size_t i = 0; i < COUNT(runtime_launches); i++)
-            api.enable_runtime_api(runtime_launches[i], 1);
-    } else if ((rc = enable(CUPTI_ACTIVITY_KIND_RUNTIME)) != CUPTI_SUCCESS) {
-        return rc;
-    }
-    if (!api.enable_driver_api || !api.enable_runtime_api)
-        trlat_log("%s predates per-call API records: every CUDA API call is recorded (slower)", api.path);
-    return rc;
-}
-
 /* NULL, or what failed (with *rc). */
 static const char *enable_records(CUptiResult *rc)
 {
     if ((*rc = api.register_callbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS)
         return "cuptiActivityRegisterCallbacks";
+    /* Callbacks first: a kernel recorded from now on has its launch's. */
+    if ((*rc = trlat_cupti_callback_enable(&api, subscriber, 1, driver_launches, COUNT(driver_launches))) !=
+        CUPTI_SUCCESS)
+        return "launch callbacks (cuptiEnableCallback)";
     if ((*rc = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)
         return "kernel activity";
-    if (join_cb) { /* no API or external-correlation records: callbacks */
-        trlat_cupti_callback_start();
-        if ((*rc = trlat_cupti_callback_enable(&api, subscriber, 1, driver_launches, COUNT(driver_launches),
-                                               runtime_launches, COUNT(runtime_launches))) != CUPTI_SUCCESS)
-            return "launch callbacks (cuptiEnableCallback)";
-        return NULL;
-    }
-    if ((*rc = enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) != CUPTI_SUCCESS)
-        return "external correlation";
-    if ((*rc = enable_launch_records()) != CUPTI_SUCCESS)
-        return "launch API records";
     return NULL;
-}
-
-static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                 const void *data)
-{
 }
 
 static void start(void)
@@ -385,12 +286,7 @@ static void start(void)
         unavailable("%s", why);
         return;
     }
-    join_cb = trlat_config(TRLAT_OPT_CUPTI_JOIN) == TRLAT_CUPTI_JOIN_CALLBACK;
-    if (join_cb && !api.enable_callback) {
-        unavailable("%s lacks cuptiEnableCallback (TRLAT_CUPTI_JOIN=callback)", api.path);
-        return;
-    }
-    CUptiResult rc = api.subscribe(&subscriber, join_cb ? trlat_cupti_callback : on_callback, NULL);
+    CUptiResult rc = api.subscribe(&subscriber, trlat_cupti_callback, NULL);
     if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         unavailable("another CUPTI client is subscribed in this process (CUPTI error 39); trlat stands aside");
         return;
@@ -428,12 +324,6 @@ static void start(void)
         unavailable("%s failed: %s (error %d)", what, errstr(rc), (int)rc);
         return;
     }
-    if (trlat_launch_add_hooks(join_cb ? &trlat_cupti_callback_hooks : &hooks) != 0) {
-        atomic_store(&live, 0);
-        stop();
-        unavailable("no free launch hook for CUPTI's correlation");
-        return;
-    }
     state = ST_ON;
 }
 
@@ -445,12 +335,12 @@ static void flush_now(void)
      * callbacks in place, and be gone by now: take the buffers back. */
     api.register_callbacks(buffer_requested, buffer_completed);
     api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    if (join_cb) { /* launches whose kernels came before their callbacks were drained */
-        pthread_mutex_lock(&fold_lock);
-        if (fold)
-            trlat_joinring_drain(fold);
-        pthread_mutex_unlock(&fold_lock);
-    }
+    /* What the rings still hold: the launches of kernels that waited, and
+     * launch calls that made no kernel record. */
+    pthread_mutex_lock(&fold_lock);
+    if (fold)
+        trlat_joinring_drain(fold);
+    pthread_mutex_unlock(&fold_lock);
     atomic_store(&live, 0);
 }
 
@@ -478,8 +368,7 @@ static void fork_child(void)
     atomic_store(&flushed, 1);
     fold = NULL; /* the parent's records are not this process's */
     pool_n = pool_nfree = 0;
-    if (join_cb)
-        trlat_cupti_callback_after_fork_child();
+    trlat_cupti_callback_after_fork_child();
     if (state == ST_ON) {
         state = ST_UNAVAILABLE;
         snprintf(reason, sizeof reason, "forked child: CUDA and CUPTI do not follow fork(); host times only");

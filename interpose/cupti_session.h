@@ -1,9 +1,8 @@
 /* trlat's CUPTI session (TRLAT_CUPTI=1/auto): a module that subscribes at
- * trlat's start, records kernel activity, tags trlat's own launches with an
- * external correlation id (their driver entry time) or, with
- * TRLAT_CUPTI_JOIN=callback, joins them through CUPTI's launch callbacks,
- * folds activity buffers into the GPU fold as they complete, and flushes at
- * exit. What the report needs from it: */
+ * trlat's start, records kernel activity, joins kernels with launches
+ * through CUPTI's launch callbacks (cupti_callback.c), folds activity
+ * buffers into the GPU fold as they complete, and flushes at exit. What the
+ * report needs from it: */
 #ifndef TRLAT_CUPTI_SESSION_H
 #define TRLAT_CUPTI_SESSION_H
 

@@ -23,9 +23,8 @@ struct pending {
 };
 
 struct launch {
-    uint64_t start; /* API call began; NO_START until its record came */
+    uint64_t start; /* another call entered the driver; NO_START: none */
     uint64_t ext;   /* trlat's driver entry time; 0: not launched through trlat */
-    int runtime;    /* a runtime call (the outer one when nested) */
 };
 
 struct device {
@@ -175,7 +174,7 @@ static uint32_t kernel_index(struct trlat_gpu_fold *g, const char *name)
             g->other = add_name(g, OTHER_NAME, hash_str(OTHER_NAME)) + 1;
         if (!g->other)
             return UINT32_MAX;
-        g->t.other++;
+        g->t.other_names++;
         return g->other - 1;
     }
     g->cache[c].p = name;
@@ -208,11 +207,9 @@ static void count_launch(struct trlat_gpu_fold *g, struct trlat_gpu_kstat *k, co
         g->t.unjoined++;
     } else if (l->ext) {
         k->driver++;
-        g->t.joined_ext++;
-    } else if (l->runtime) {
-        k->runtime++;
+        g->t.joined_trlat++;
     } else {
-        k->driver_api++;
+        k->other++;
     }
 }
 
@@ -287,23 +284,22 @@ static struct launch *launch_record(struct trlat_gpu_fold *g, uint32_t corr)
     if (g->launches.live[s]) /* forget the oldest */
         trlat_corrmap_remove(&g->launches, s);
     s = trlat_corrmap_insert(&g->launches, corr);
-    g->launch[s] = (struct launch){.start = NO_START, .ext = 0, .runtime = 0};
+    g->launch[s] = (struct launch){.start = NO_START, .ext = 0};
     return &g->launch[s];
 }
 
-void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start, int runtime)
+void trlat_gpu_fold_other(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start)
 {
     struct launch *l = launch_record(g, corr);
-    if (start < l->start) /* a runtime call and the driver call inside it: the outer one */
+    if (start < l->start)
         l->start = start;
-    l->runtime |= runtime;
     wake_waiting(g, corr, l);
 }
 
-void trlat_gpu_fold_ext(struct trlat_gpu_fold *g, uint32_t corr, uint64_t ext)
+void trlat_gpu_fold_trlat(struct trlat_gpu_fold *g, uint32_t corr, uint64_t t0)
 {
     struct launch *l = launch_record(g, corr);
-    l->ext = ext ? ext : 1;
+    l->ext = t0 ? t0 : 1;
     wake_waiting(g, corr, l);
 }
 

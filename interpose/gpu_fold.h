@@ -4,16 +4,14 @@
  * thread and by synthetic records in tests; memory is bounded by the limits
  * whatever the number of launches. Not thread-safe (the caller locks).
  *
- * Three inputs, in any order:
- *   api    a launch API record (driver or runtime): correlation id, the
- *          host time the call began, and whether it is the runtime's
- *          (with TRLAT_CUPTI_JOIN=callback: a launch callback trlat did
- *          not wrap, timed when CUPTI called it);
- *   ext    trlat's external correlation record: correlation id and the
- *          driver entry time of trlat's own launch record (the id trlat
- *          pushed, or, with callbacks, the launch CUPTI's callback found
- *          trlat making on its thread); a kernel with one was launched
- *          through trlat;
+ * Three inputs, in any order (cupti_session.c feeds the first two from
+ * CUPTI's launch callbacks, through the join rings of gpu_joinring.h):
+ *   trlat  a launch trlat made: the correlation id CUPTI gave its driver
+ *          call and its driver entry time (which is also the launch's `corr`
+ *          in the report); a kernel with one was launched through trlat;
+ *   other  any other launch call (the CUDA runtime's own, another
+ *          library's): correlation id and the time the call entered the
+ *          driver;
  *   kernel a kernel execution: correlation id, device, stream, GPU start
  *          and end.
  * All times are ns on trlat's clock.
@@ -26,11 +24,11 @@
  * its device that started later than it. One that does is counted `late`:
  * its time and launch count are kept, its idle accounting is skipped.
  * A kernel's launch record may come before or after it: a kernel whose
- * api/ext record has not arrived waits (with its idle interval) in a
+ * launch record has not arrived waits (with its idle interval) in a
  * bounded pending map; the oldest is resolved without it when the map is
- * full or at drain (`unjoined`: neither driver nor runtime, never
- * starved; the report decides by the host's records). Launch records are remembered in a bounded map, oldest
- * forgotten first.
+ * full or at drain (`unjoined`: never starved; the report decides by the
+ * host's records whose launch it was). Launch records are remembered in a
+ * bounded map, oldest forgotten first.
  *
  * Starvation: an idle interval that ends with kernel K (no kernel running
  * on K's device, resp. stream, between the previous end and K's start) and
@@ -68,11 +66,10 @@ void trlat_gpu_limits_default(struct trlat_gpu_limits *l);
 struct trlat_gpu_kstat {
     char *name;                 /* as CUPTI gives it (mangled for C++) */
     struct trlat_stat gpu;      /* execution time per launch */
-    uint64_t driver;            /* joined with one of trlat's launch records */
-    uint64_t runtime;           /* launched by a CUDA runtime call */
-    uint64_t driver_api;        /* by a driver call without trlat's id: another
-                                   library's own, or trlat's if CUPTI gave no id */
-    uint64_t unjoined;          /* launch record never found (dropped, forgotten) */
+    uint64_t driver;            /* joined with one of trlat's launches */
+    uint64_t other;             /* launched by a call trlat did not make (the
+                                   CUDA runtime's own, another library's) */
+    uint64_t unjoined;          /* launch record never found (lost, forgotten) */
     uint64_t untimed;           /* records CUPTI could not time */
     uint64_t starved_ns, starved_launches;               /* device idle ending with it */
     uint64_t stream_starved_ns, stream_starved_launches; /* its stream idle ending with it */
@@ -87,8 +84,8 @@ struct trlat_gpu_totals {
     uint64_t untimed;
     uint64_t late;          /* too late for start order: no idle accounting */
     uint64_t unjoined;      /* no launch record found */
-    uint64_t joined_ext;    /* joined with trlat's launch by its external id */
-    uint64_t other;         /* launches folded into "(other)" */
+    uint64_t joined_trlat;  /* joined with one of trlat's launches */
+    uint64_t other_names;   /* launches folded into "(other)" */
     uint64_t lost_join;     /* launch callbacks lost before reaching the fold (a full ring) */
     uint32_t devices;       /* devices seen */
     uint32_t pending;       /* kernels waiting for their launch record now */
@@ -101,7 +98,7 @@ struct trlat_gpu_event {
     uint32_t kernel;        /* index for trlat_gpu_fold_at */
     uint32_t device, stream, corr;
     uint64_t start, end;
-    uint64_t ext;           /* kernel: trlat's id for its launch (0: none) */
+    uint64_t ext;           /* kernel: trlat's id for its launch, trlat_launch_corr (0: none) */
 };
 
 struct trlat_gpu_fold;
@@ -110,11 +107,14 @@ struct trlat_gpu_fold;
 struct trlat_gpu_fold *trlat_gpu_fold_new(const struct trlat_gpu_limits *l);
 void trlat_gpu_fold_free(struct trlat_gpu_fold *g);
 
-void trlat_gpu_fold_api(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start, int runtime);
-void trlat_gpu_fold_ext(struct trlat_gpu_fold *g, uint32_t corr, uint64_t ext);
+/* trlat's launch with correlation id corr entered the driver at t0 (ns, never 0). */
+void trlat_gpu_fold_trlat(struct trlat_gpu_fold *g, uint32_t corr, uint64_t t0);
+/* Another launch call with correlation id corr entered the driver at start
+ * (when several share the id, the earliest counts). */
+void trlat_gpu_fold_other(struct trlat_gpu_fold *g, uint32_t corr, uint64_t start);
 void trlat_gpu_fold_kernel(struct trlat_gpu_fold *g, const struct trlat_gpu_kernel *k);
 void trlat_gpu_fold_dropped(struct trlat_gpu_fold *g, uint64_t n);
-/* Launch records lost on their way to the fold (TRLAT_CUPTI_JOIN=callback). */
+/* Launch records lost on their way to the fold (a full join ring). */
 void trlat_gpu_fold_lost_join(struct trlat_gpu_fold *g, uint64_t n);
 /* Folds everything held back (end of the run): the result is final. */
 void trlat_gpu_fold_drain(struct trlat_gpu_fold *g);

@@ -1,5 +1,7 @@
 #include "interpose/gpu_joinring.h"
+#include "interpose/clock.h"
 #include "interpose/log.h"
+#include "interpose/tstate.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -64,9 +66,9 @@ void trlat_joinring_drain(struct trlat_gpu_fold *g)
         for (; t != h; t++) {
             const struct trlat_join_rec *e = &r->rec[t & (TRLAT_JOINRING_CAP - 1)];
             if (e->kind == TRLAT_JOIN_TRLAT)
-                trlat_gpu_fold_ext(g, e->corr, e->t);
+                trlat_gpu_fold_trlat(g, e->corr, trlat_launch_corr(e->t));
             else
-                trlat_gpu_fold_api(g, e->corr, e->t, e->kind == TRLAT_JOIN_RUNTIME);
+                trlat_gpu_fold_other(g, e->corr, trlat_ticks_to_time(e->t));
         }
         atomic_store_explicit(&r->tail, t, memory_order_release);
         uint64_t lost = atomic_load_explicit(&r->lost, memory_order_relaxed);

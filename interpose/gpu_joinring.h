@@ -1,10 +1,11 @@
-/* Per-thread rings carrying launch callbacks (TRLAT_CUPTI_JOIN=callback)
- * from the launching threads to the GPU fold. CUPTI calls trlat on the
- * launching thread at each launch call's entry; that thread appends
- * (correlation id, time, kind) to its own ring: no lock, no allocation
- * (the ring is made on the thread's first launch), no system call. Before
- * folding a buffer of kernel records, CUPTI's thread drains every ring into
- * the fold under the fold's lock (one producer and one consumer per ring).
+/* Per-thread rings carrying CUPTI's launch callbacks from the launching
+ * threads to the GPU fold. CUPTI calls trlat on the launching thread at each
+ * launch call's entry; that thread appends (correlation id, raw tick, kind)
+ * to its own ring: no lock, no allocation (the ring is made on the thread's
+ * first launch), no system call, no time conversion (the drain converts).
+ * Before folding a buffer of kernel records, CUPTI's thread drains every
+ * ring into the fold under the fold's lock (one producer and one consumer
+ * per ring).
  *
  * A full ring drops the newest entry and counts it (`lost`); the fold
  * reports the count as gpu.lost_join_records. A thread that exits leaves
@@ -21,13 +22,12 @@
 #define TRLAT_JOINRING_CAP (1u << 14) /* entries per thread (256 KiB) */
 
 enum {
-    TRLAT_JOIN_TRLAT,   /* trlat's launch: t is its driver entry time (fold: ext) */
-    TRLAT_JOIN_DRIVER,  /* a driver launch trlat did not wrap: t is the callback's time (fold: api) */
-    TRLAT_JOIN_RUNTIME, /* a CUDA runtime launch: t is the callback's time (fold: api, runtime) */
+    TRLAT_JOIN_TRLAT, /* trlat's launch: t is its driver entry time (fold: trlat) */
+    TRLAT_JOIN_OTHER, /* a launch trlat did not make: t is the callback's time (fold: other) */
 };
 
 struct trlat_join_rec {
-    uint64_t t;
+    uint64_t t; /* ticks (clock.h) */
     uint32_t corr;
     uint32_t kind;
 };

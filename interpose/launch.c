@@ -3,11 +3,12 @@
  * the exported symbol (slot 0) and as TRLAT_SLOTS-1 spare wrappers for other
  * pointers cuGetProcAddress hands out (see real.h).
  *
- * The common case costs two TSC reads and the slot update: the thread's
- * state is a TLS pointer, the kernel's slot is cached from the previous
- * launch, nothing is allocated or locked. Anything else (Python call
- * attribution, call sites, trace events, CUPTI, fast-path capture) takes the
- * slow variant, chosen by one test. */
+ * The common case costs two TSC reads, the record and two stores of the
+ * driver entry time in the thread's state (ts->cur_t0, for CUPTI's launch
+ * callback: set before the driver call, cleared after): the thread's state
+ * is a TLS pointer, nothing is allocated or locked, no system call. Anything
+ * else (Python call attribution, call sites, trace events, fast-path
+ * capture) takes the slow variant, chosen by one test; CUPTI does not. */
 #include "interpose/launch.h"
 #include "interpose/clock.h"
 #include "interpose/real.h"
@@ -107,8 +108,12 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
         if (hooks[i]->before)
             hooks[i]->before(ts, l);
     l->t0 = trlat_ticks();
+    ts->cur_t0 = l->t0;
     l->rc = call_real(l, real);
     l->t1 = trlat_ticks();
+    /* CUPTI's callback took the entry time: the launch has an id. */
+    l->corr = ts->cur_t0 ? 0 : trlat_launch_corr(l->t0);
+    ts->cur_t0 = 0;
     record(ts, l->func, l->t0, l->t1, l->rc);
     record_extra(ts, trlat_kslot_get(ts, l->func), l, ret);
     for (int i = n - 1; i >= 0; i--)
@@ -133,7 +138,9 @@ static inline int needs_slow(const struct trlat_tstate *ts)
     if (UNLIKELY(needs_slow(ts)))                               \
         return SLOW_CALL;                                       \
     uint64_t t0 = trlat_ticks();                                \
+    ts->cur_t0 = t0;                                            \
     CUresult rc = CALL;                                         \
+    ts->cur_t0 = 0;                                             \
     uint64_t t1 = trlat_ticks();                                \
     record(ts, FUNC, t0, t1, rc);                               \
     return rc

@@ -5,8 +5,8 @@
 
 #include "interpose/tstate.h"
 
-/* Called around every recorded launch while installed (CUPTI's correlation,
- * the fast path's capture). `before` runs before the driver call is timed
+/* Called around every recorded launch while installed (the fast path's
+ * capture; CUPTI needs none: it reads the thread's cur_t0, tstate.h). `before` runs before the driver call is timed
  * (in installation order), `after` once the launch is recorded (in reverse
  * order). Hooks are installed at start, not removed; a hook that has nothing
  * to do returns at once. */

@@ -9,6 +9,7 @@
 #ifndef TRLAT_TSTATE_H
 #define TRLAT_TSTATE_H
 
+#include "interpose/clock.h"
 #include "interpose/cuda_api.h"
 #include "interpose/hist.h"
 
@@ -48,7 +49,7 @@ struct trlat_event {
     uint64_t t0, t1, py_t0; /* ticks; py_t0 0 when not from Python */
     void *func;
     void *stream;
-    uint64_t corr;          /* CUPTI external correlation id, 0 if none */
+    uint64_t corr;          /* trlat_launch_corr(t0) when CUPTI's callback took the launch, 0 if not */
     uint32_t grid[3], block[3];
 };
 
@@ -70,8 +71,16 @@ struct trlat_launch {
     void **params, **extra;
     uint64_t t0, t1;
     CUresult rc;
-    uint64_t corr;
+    uint64_t corr; /* set after the call: see trlat_event.corr */
 };
+
+/* The id a launch trlat made goes by in the report (`corr`, and the GPU
+ * fold's join): its driver entry time in ns since trlat's start, never 0. */
+static inline uint64_t trlat_launch_corr(uint64_t t0_ticks)
+{
+    uint64_t id = trlat_ticks_to_time(t0_ticks);
+    return id ? id : 1;
+}
 
 struct trlat_tstate {
     /* hot: touched on every launch. A launch appends one record to `recs`
@@ -83,6 +92,12 @@ struct trlat_tstate {
      * (native sites, trace events). */
     uint32_t slow;
     _Atomic uint64_t rec_gen; /* odd while a fold rewrites recs (seqlock for the report) */
+    /* The launch this thread is making: its driver entry time (ticks),
+     * stored just before the driver is called and cleared when it returns
+     * (0: none). CUPTI's launch callback runs on this thread inside that
+     * driver call and takes it (cupti_callback.c): the one hand-off between
+     * the launch path and CUPTI. */
+    uint64_t cur_t0;
     void *last_func;
     struct trlat_kslot *last_slot;
     uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */

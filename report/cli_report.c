@@ -101,8 +101,8 @@ static void text_notes(FILE *f, const struct cli_view *v)
         fprintf(f, "warning: CUPTI dropped %s activity records; GPU figures are incomplete\n",
                 cli_fmt_count(n, dropped));
     if (r->gpu.n[CLI_GPU_UNJOINED_RECORDS])
-        fprintf(f, "warning: GPU records not joined to a launch: %s of %s; starved figures leave them out (CUDA "
-                   "context made before trlat started? see docs/CUPTI.md)\n",
+        fprintf(f, "warning: GPU records not joined to a launch: %s of %s; starved figures leave them out (their "
+                   "launch callbacks were lost or never came; see docs/CUPTI.md)\n",
                 cli_fmt_count(n, r->gpu.n[CLI_GPU_UNJOINED_RECORDS]),
                 cli_fmt_count(m, r->gpu.n[CLI_GPU_KERNEL_RECORDS]));
     if (r->totals.unnamed_launches.set && r->totals.unnamed_launches.v)

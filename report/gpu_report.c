@@ -2,7 +2,6 @@
  * (per-kernel GPU time, launches seen only through CUPTI, starvation, GPU
  * busy time), adds a "gpu" object with the fold's own counters, and writes
  * the "gpu" and "starved" events for TRLAT_TRACE. */
-#include "interpose/config.h"
 #include "interpose/cupti_session.h"
 #include "interpose/log.h"
 #include "interpose/real.h"
@@ -42,23 +41,16 @@ static struct trlat_kstats *entry_for(struct trlat_fold *f, const char *name)
     return k;
 }
 
-/* Kernel records arrived, not one of them met a launch record, and trlat
- * itself launched some of those kernels: the join did not work in this
- * process (records: the program made its CUDA context before trlat started,
- * and CUPTI then writes no launch records). Said once. */
+/* Kernel records arrived, not one of them met its launch call's callback,
+ * and trlat itself launched some of those kernels: the join did not work in
+ * this process. Said once. */
 static void self_check(uint64_t records, uint64_t joined, int launched_by_trlat)
 {
     static atomic_flag once;
     if (!records || joined || !launched_by_trlat)
         return;
-    if (trlat_config(TRLAT_OPT_CUPTI_JOIN) == TRLAT_CUPTI_JOIN_CALLBACK)
-        trlat_log_once(&once, "CUPTI delivered %llu kernel records but no launch callbacks for them "
-                              "(TRLAT_CUPTI_JOIN=callback); GPU times are kept, starvation is not computed",
-                       (unsigned long long)records);
-    else
-        trlat_log_once(&once, "CUPTI delivered %llu kernel records but no launch records (did the program create "
-                              "its CUDA context before trlat started? try TRLAT_CUPTI_JOIN=callback)",
-                       (unsigned long long)records);
+    trlat_log_once(&once, "CUPTI delivered %llu kernel records but no launch callback joined them; GPU times are "
+                          "kept, starvation is not computed", (unsigned long long)records);
 }
 
 static void contribute(struct trlat_fold *f)
@@ -77,8 +69,8 @@ static void contribute(struct trlat_fold *f)
     int launched_by_trlat = 0;
     for (size_t i = 0; i < nentries; i++) {
         const struct trlat_gpu_kstat *gk = trlat_gpu_fold_at(g, i);
-        joined += gk->driver + gk->runtime + gk->driver_api;
-        records += gk->driver + gk->runtime + gk->driver_api + gk->unjoined;
+        joined += gk->driver + gk->other;
+        records += gk->driver + gk->other + gk->unjoined;
         struct trlat_kstats *k = entry_for(f, gk->name);
         if (!k)
             continue;
@@ -87,10 +79,10 @@ static void contribute(struct trlat_fold *f)
             entry_of[i] = k;
         k->has_gpu = 1;
         trlat_stat_merge(&k->gpu, &gk->gpu);
-        /* Launched by a driver call without trlat's id, or with its launch
-         * record lost: trlat's own launch when trlat launched that kernel
-         * (already counted), else one seen only through CUPTI. */
-        k->from_runtime += gk->runtime + (k->from_driver ? 0 : gk->driver_api + gk->unjoined);
+        /* Launched by a call trlat did not make: seen only through CUPTI.
+         * Its launch callback lost: trlat's own launch when trlat launched
+         * that kernel (already counted), else one seen only through CUPTI. */
+        k->from_runtime += gk->other + (k->from_driver ? 0 : gk->unjoined);
         k->starved_ns += gk->starved_ns;
         k->starved_launches += gk->starved_launches;
     }
@@ -120,12 +112,9 @@ static void section(struct trlat_json *j)
     trlat_json_u64(j, "untimed_records", totals.untimed);
     trlat_json_u64(j, "late_records", totals.late);
     trlat_json_u64(j, "unjoined_records", totals.unjoined);
-    trlat_json_u64(j, "joined_by_trlat_id", totals.joined_ext);
-    trlat_json_u64(j, "other_kernel_records", totals.other);
-    if (trlat_config(TRLAT_OPT_CUPTI_JOIN) == TRLAT_CUPTI_JOIN_CALLBACK) { /* absent with the default join */
-        trlat_json_str(j, "join", "callback");
-        trlat_json_u64(j, "lost_join_records", totals.lost_join);
-    }
+    trlat_json_u64(j, "joined_by_trlat_id", totals.joined_trlat);
+    trlat_json_u64(j, "other_kernel_records", totals.other_names);
+    trlat_json_u64(j, "lost_join_records", totals.lost_join);
     trlat_json_end_obj(j);
 }
 

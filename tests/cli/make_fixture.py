@@ -496,8 +496,9 @@ def hooked():
 
 
 def latectx():
-    """A C program that made its CUDA context before trlat started: every
-    kernel record timed, none joined (no starvation), some dropped."""
+    """No GPU record joined a launch (what trlat's former records join gave
+    a C program that made its CUDA context first): every kernel record
+    timed, none joined (no starvation), some dropped."""
     p = Process(7070, seed=30)
     p.thread(7070, 7, 900_000)
     nop = Kernel("nop_with_args_kernel", driver=3000, gpu=2000, site_kind="native", sites=(), module=None)

@@ -5,10 +5,6 @@
  *   FAKE_CUDA_LAUNCH_NS=N   every launch spins N ns (demo: a driver's cost)
  *   FAKE_CUDA_PROC_ALIAS=1  cuGetProcAddress hands out internal aliases, not
  *                           the exported symbols (as a real driver may)
- *   FAKE_CUDA_CONTEXT_FIRST=1  a CUDA context exists from the start: the
- *                           program made it before trlat started, as
- *                           tests/gpu/bench_launch.c does (what CUPTI's
- *                           late per-function enables depend on)
  * A fake libcupti (fake_cupti.c) sees every launch call, as the real one
  * does inside the driver, through fake_cuda_set_launch_hook. */
 #include <cuda.h>
@@ -103,12 +99,6 @@ EXPORT void fake_cuda_set_launch_hook(fake_cuda_launch_hook h)
     atomic_store(&launch_hook, h);
 }
 
-/* Whether a CUDA context exists now. */
-EXPORT int fake_cuda_context_exists(void)
-{
-    const char *s = getenv("FAKE_CUDA_CONTEXT_FIRST");
-    return s && strcmp(s, "1") == 0;
-}
 
 static CUresult hooked_launch(int counter, CUfunction f)
 {

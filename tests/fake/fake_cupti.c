@@ -1,46 +1,51 @@
 /* A fake libcupti for tests without a GPU (loaded through TRLAT_CUPTI_LIB):
  * the subset of the activity and callback API trlat uses. It sees every
  * launch call of the fake driver (tests/fake/fake_cuda.c), as the real one
- * does inside the driver, and behaves as the real one does where it
- * matters to trlat's join:
- *   - a launch gets a correlation id; callbacks enabled for its function
- *     (cuptiEnableCallback) are called at its entry and return with that
- *     id, on the launching thread;
+ * does inside the driver, and behaves as the real one does where trlat's
+ * join depends on it:
+ *   - every launch call gets a correlation id; the subscriber's callbacks
+ *     enabled for its function (cuptiEnableCallback: domain and id) are
+ *     called at its entry and its exit, on the launching thread, inside the
+ *     call, with that id. They fire whether or not a CUDA context existed
+ *     when they were enabled (as measured on the GPU: a program that makes
+ *     its context before trlat starts joins);
+ *   - a CUDA runtime launch (fake_cudaLaunchKernel below, or
+ *     FAKE_CUPTI_RUNTIME) gets the runtime domain's callbacks, and calls
+ *     the driver inside them with the same correlation id: through the
+ *     pointer cuGetProcAddress hands out (trlat's wrapper when trlat is
+ *     preloaded, as PyTorch's runtime does), or internally (a launch trlat
+ *     never sees), each with the driver domain's callbacks;
  *   - a successful launch gets a kernel record (with kernel activity on)
  *     that starts LATENCY after the call returned and runs KERNEL_NS, after
- *     the previous kernel, and carries the same correlation id;
- *   - a driver (runtime) API record when the DRIVER (RUNTIME) activity kind
- *     is on, or the function's record was enabled through
- *     cuptiActivityEnableDriverApi (RuntimeApi) while no CUDA context
- *     existed: enabled once a context exists, a function's records are not
- *     written (the fake driver's FAKE_CUDA_CONTEXT_FIRST=1);
- *   - an external correlation record, ahead of an API record only, when an
- *     external id is pushed on the thread (EXTERNAL_CORRELATION on).
+ *     the previous kernel, and carries the call's correlation id;
+ *   - other activity kinds (API, external correlation) are refused: trlat
+ *     asks for none.
  * Full buffers are handed back by a worker thread, like CUPTI's.
  * Knobs (environment):
  *   FAKE_CUPTI_SUBSCRIBE_RC  what cuptiSubscribe returns (default 0)
  *   FAKE_CUPTI_ENABLE_RC     what enabling kernel activity returns (default 0)
- *   FAKE_CUPTI_KERNEL        name of the kernels (default "fake_kernel")
+ *   FAKE_CUPTI_KERNEL        name of the kernels the program launches
+ *                            through the driver (default "fake_kernel")
  *   FAKE_CUPTI_KERNEL_NS     kernel duration (default 2000)
  *   FAKE_CUPTI_LATENCY_NS    call end to kernel start (default 3000)
  *   FAKE_CUPTI_PER_BUFFER    launches per buffer (default 1000)
- *   FAKE_CUPTI_SPLIT         1: kernel records in their own buffers, handed
- *                            back before the launch records that go with them
  *   FAKE_CUPTI_RUNTIME       N runtime launches of "_Z14runtime_kernelPf"
- *                            (no trlat region), added at the first flush
+ *                            whose driver call trlat does not see, made at
+ *                            the first flush
  *   FAKE_CUPTI_DROPPED       dropped records reported with the first buffer
- *   FAKE_CUPTI_NO_EXT        1: no external correlation records
  *   FAKE_CUPTI_HOLD          1: full buffers are handed back only at the
- *                            flush (a CUPTI thread that falls behind) */
+ *                            flush (a CUPTI thread that falls behind)
+ *   FAKE_CUPTI_REVERSE       1: buffers waiting together are handed back
+ *                            newest first (kernel records out of order)
+ *   FAKE_CUPTI_NO_CALLBACKS  1: enabled callbacks never fire (a CUPTI that
+ *                            fails the join: trlat's self-check) */
 #include <cupti.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define QMAX 256
@@ -56,26 +61,23 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static CUpti_BuffersCallbackRequestFunc req;
 static CUpti_BuffersCallbackCompleteFunc done;
 static CUpti_TimestampCallbackFunc ts_cb;
-static struct stream s_api, s_kern;
+static struct stream s_kern;
 static struct { uint8_t *buf; size_t used; } queue[QMAX];
-static int qhead, qn, inflight, kernels_on, ext_on, worker_started, flushing;
+static int qhead, qn, inflight, kernels_on, worker_started, flushing;
 static atomic_int subscribed, forked, runtime_done;
 static uint64_t dev_free, dropped_pending;
 static atomic_uint corr_next;
-static _Thread_local uint64_t ext_id[8];
-static _Thread_local int ext_depth;
 
-/* Callbacks and API records, per domain (0 driver, 1 runtime) and function. */
+/* Callbacks, per domain (0 driver, 1 runtime) and function. */
 #define NCBID 1024
 static CUpti_CallbackFunc sub_cb;
 static void *sub_ud;
-static _Atomic uint8_t cb_on[2][NCBID], api_on[2][NCBID];
-static atomic_int api_kind_on[2];
+static int mute; /* FAKE_CUPTI_NO_CALLBACKS, read at cuptiSubscribe */
+static _Atomic uint8_t cb_on[2][NCBID];
 
 /* The fake driver (tests/fake/fake_cuda.c). */
 typedef void (*fake_cuda_launch_hook)(int at_exit, const char *entry, CUresult rc);
 void fake_cuda_set_launch_hook(fake_cuda_launch_hook h);
-int fake_cuda_context_exists(void);
 
 static long env(const char *name, long def)
 {
@@ -132,6 +134,21 @@ static void deliver(uint8_t *buf, size_t used)
     done(NULL, 0, buf, 0, used);
 }
 
+/* Under mu, qn > 0: the next buffer to hand back. */
+static void take(uint8_t **b, size_t *u)
+{
+    if (env("FAKE_CUPTI_REVERSE", 0)) { /* newest first */
+        int i = (qhead + qn - 1) % QMAX;
+        *b = queue[i].buf;
+        *u = queue[i].used;
+    } else {
+        *b = queue[qhead].buf;
+        *u = queue[qhead].used;
+        qhead = (qhead + 1) % QMAX;
+    }
+    qn--;
+}
+
 static void *worker(void *arg)
 {
     int hold = env("FAKE_CUPTI_HOLD", 0) != 0;
@@ -139,10 +156,9 @@ static void *worker(void *arg)
     for (;;) {
         while (!qn || (hold && !flushing))
             pthread_cond_wait(&cv, &mu);
-        uint8_t *b = queue[qhead].buf;
-        size_t u = queue[qhead].used;
-        qhead = (qhead + 1) % QMAX;
-        qn--;
+        uint8_t *b;
+        size_t u;
+        take(&b, &u);
         inflight++;
         pthread_mutex_unlock(&mu);
         deliver(b, u);
@@ -159,24 +175,15 @@ struct call {
     int runtime;   /* a runtime API call (else the driver's) */
     int kernel;    /* it launched a kernel */
     uint64_t t0, t1;
-    uint64_t ext;  /* the thread's top external id (kind in the top 4 bits), 0: none */
     const char *name;
     uint32_t stream;
 };
 
-static int api_recorded(const struct call *c)
-{
-    int d = c->runtime;
-    return atomic_load(&api_kind_on[d]) || (c->cbid < NCBID && atomic_load(&api_on[d][c->cbid]));
-}
-
-/* The call's records, under mu. */
+/* The call's kernel record, under mu. */
 static void records(const struct call *c)
 {
-    int split = env("FAKE_CUPTI_SPLIT", 0) != 0;
-    struct stream *ks = split ? &s_kern : &s_api;
     if (kernels_on && c->kernel) {
-        CUpti_ActivityKernel10 *k = space(ks, sizeof *k);
+        CUpti_ActivityKernel10 *k = space(&s_kern, sizeof *k);
         if (k) {
             uint64_t start = c->t1 + (uint64_t)env("FAKE_CUPTI_LATENCY_NS", 3000);
             if (start < dev_free)
@@ -192,43 +199,15 @@ static void records(const struct call *c)
             k->name = c->name;
         }
     }
-    if (api_recorded(c)) {
-        if (c->ext && ext_on && !env("FAKE_CUPTI_NO_EXT", 0)) {
-            CUpti_ActivityExternalCorrelation *e = space(&s_api, sizeof *e);
-            if (e) {
-                e->kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-                e->externalKind = (CUpti_ExternalCorrelationKind)(c->ext >> 60);
-                e->externalId = c->ext & ((1ull << 60) - 1);
-                e->correlationId = c->corr;
-            }
-        }
-        CUpti_ActivityAPI *a = space(&s_api, sizeof *a);
-        if (a) {
-            a->kind = c->runtime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
-            a->cbid = c->cbid;
-            a->start = c->t0;
-            a->end = c->t1;
-            a->processId = (uint32_t)getpid();
-            a->threadId = (uint32_t)syscall(SYS_gettid);
-            a->correlationId = c->corr;
-        }
-    }
-    unsigned per = (unsigned)env("FAKE_CUPTI_PER_BUFFER", 1000);
-    if (split) {
-        if (++s_kern.launches >= per)
-            complete(&s_kern);
-        if (++s_api.launches >= 4 * per)
-            complete(&s_api);
-    } else if (++s_api.launches >= per) {
-        complete(&s_api);
-    }
+    if (++s_kern.launches >= (unsigned)env("FAKE_CUPTI_PER_BUFFER", 1000))
+        complete(&s_kern);
 }
 
 /* Calls the subscriber's callback if enabled for the call's function. */
 static void callback(const struct call *c, CUpti_ApiCallbackSite site)
 {
     CUpti_CallbackDomain domain = c->runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
-    if (!sub_cb || c->cbid >= NCBID || !atomic_load(&cb_on[c->runtime][c->cbid]))
+    if (mute || !sub_cb || c->cbid >= NCBID || !atomic_load(&cb_on[c->runtime][c->cbid]))
         return;
     CUpti_CallbackData d = {.callbackSite = site, .functionName = c->name, .context = (CUcontext)(uintptr_t)0x2000,
                             .contextUid = 1, .correlationId = c->corr};
@@ -264,6 +243,15 @@ static uint32_t driver_cbid(const char *entry)
     return 0;
 }
 
+static uint32_t new_corr(void)
+{
+    return atomic_fetch_add(&corr_next, 1) + 1;
+}
+
+/* The CUDA runtime call in progress on this thread (its driver call
+ * shares its correlation id), NULL when none. */
+static _Thread_local const struct call *rt_call;
+
 /* The fake driver's launch calls (fake_cuda_set_launch_hook). */
 static _Thread_local struct call cur;
 static void on_launch(int at_exit, const char *entry, CUresult rc)
@@ -271,14 +259,14 @@ static void on_launch(int at_exit, const char *entry, CUresult rc)
     if (!recording())
         return;
     if (!at_exit) {
-        cur = (struct call){.cbid = driver_cbid(entry), .corr = atomic_fetch_add(&corr_next, 1) + 1,
-                            .name = kernel_name(), .stream = 7, .t0 = now()};
+        const struct call *rt = rt_call;
+        cur = (struct call){.cbid = driver_cbid(entry), .corr = rt ? rt->corr : new_corr(),
+                            .name = rt ? rt->name : kernel_name(), .stream = rt ? rt->stream : 7, .t0 = now()};
         callback(&cur, CUPTI_API_ENTER);
         return;
     }
     cur.t1 = now();
     cur.kernel = rc == CUDA_SUCCESS;
-    cur.ext = ext_depth ? ext_id[ext_depth - 1] : 0;
     callback(&cur, CUPTI_API_EXIT);
     pthread_mutex_lock(&mu);
     if (done)
@@ -286,19 +274,63 @@ static void on_launch(int at_exit, const char *entry, CUresult rc)
     pthread_mutex_unlock(&mu);
 }
 
-/* A CUDA runtime launch (FAKE_CUPTI_RUNTIME): no driver call trlat sees. */
-static void runtime_launch(void)
+/* The runtime's driver call that does not pass through the driver's
+ * exported entry points (trlat does not see it). */
+static void internal_driver_launch(const struct call *rt)
 {
-    struct call c = {.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, .runtime = 1, .kernel = 1,
-                     .corr = atomic_fetch_add(&corr_next, 1) + 1, .name = "_Z14runtime_kernelPf", .stream = 13};
-    c.t0 = now();
-    callback(&c, CUPTI_API_ENTER);
-    c.t1 = c.t0 + 100;
-    callback(&c, CUPTI_API_EXIT);
+    struct call d = {.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, .corr = rt->corr, .name = rt->name,
+                     .stream = rt->stream, .t0 = now()};
+    callback(&d, CUPTI_API_ENTER);
+    d.t1 = d.t0 + 100;
+    d.kernel = 1;
+    callback(&d, CUPTI_API_EXIT);
     pthread_mutex_lock(&mu);
     if (done)
-        records(&c);
+        records(&d);
     pthread_mutex_unlock(&mu);
+}
+
+typedef CUresult (*lk_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                          void **, void **);
+
+/* A CUDA runtime launch of `kernel` (e.g. from Python through ctypes).
+ * through_driver 1: its driver call goes through the cuLaunchKernel
+ * pointer cuGetProcAddress_v2 hands out and the function handle
+ * cuModuleGetFunction gives (both trlat's when trlat is preloaded); 0: an
+ * internal driver call. Returns the launch's CUresult. */
+EXPORT int fake_cudaLaunchKernel(const char *kernel, int through_driver)
+{
+    struct call c = {.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, .runtime = 1, .corr = new_corr(),
+                     .name = kernel, .stream = 13, .t0 = now()};
+    int rec = recording();
+    if (rec)
+        callback(&c, CUPTI_API_ENTER);
+    CUresult rc = CUDA_SUCCESS;
+    if (through_driver) {
+        void *p = NULL;
+        CUdriverProcAddressQueryResult st;
+        CUfunction f = NULL;
+        rc = cuGetProcAddress_v2("cuLaunchKernel", &p, 12000, 0, &st);
+        if (rc == CUDA_SUCCESS)
+            rc = cuModuleGetFunction(&f, (CUmodule)(uintptr_t)0x1000, kernel);
+        if (rc == CUDA_SUCCESS) {
+            rt_call = &c;
+            rc = ((lk_fn)p)(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+            rt_call = NULL;
+        }
+    } else if (rec) {
+        internal_driver_launch(&c);
+    }
+    c.t1 = now();
+    if (rec)
+        callback(&c, CUPTI_API_EXIT);
+    return (int)rc;
+}
+
+/* FAKE_CUPTI_RUNTIME: runtime launches trlat does not see. */
+static void runtime_launch(void)
+{
+    fake_cudaLaunchKernel("_Z14runtime_kernelPf", 0);
 }
 
 static void after_fork_child(void)
@@ -332,6 +364,7 @@ EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc 
         return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     sub_cb = cb;
     sub_ud = ud;
+    mute = env("FAKE_CUPTI_NO_CALLBACKS", 0) != 0;
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, register_fork_handler);
     atomic_store(&subscribed, 1);
@@ -362,16 +395,12 @@ EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle h
 
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-    if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-        long rc = env("FAKE_CUPTI_ENABLE_RC", 0);
-        if (rc)
-            return (CUptiResult)rc;
-        kernels_on = 1;
-    }
-    if (kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)
-        ext_on = 1;
-    if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
-        atomic_store(&api_kind_on[kind == CUPTI_ACTIVITY_KIND_RUNTIME], 1);
+    if (kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+        return CUPTI_ERROR_NOT_SUPPORTED; /* trlat asks for nothing else */
+    long rc = env("FAKE_CUPTI_ENABLE_RC", 0);
+    if (rc)
+        return (CUptiResult)rc;
+    kernels_on = 1;
     return CUPTI_SUCCESS;
 }
 
@@ -379,33 +408,7 @@ EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
     if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
         kernels_on = 0;
-    if (kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)
-        ext_on = 0;
-    if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
-        atomic_store(&api_kind_on[kind == CUPTI_ACTIVITY_KIND_RUNTIME], 0);
     return CUPTI_SUCCESS;
-}
-
-/* A function's API records, turned on once a context exists, are not
- * written (cupti_activity.h asks for these calls before the kind is on;
- * measured on the GPU machine: after the context, nothing). */
-static CUptiResult enable_api(int runtime, CUpti_CallbackId cbid, uint8_t enable)
-{
-    if (cbid >= NCBID)
-        return CUPTI_ERROR_INVALID_PARAMETER;
-    if (!enable || !fake_cuda_context_exists())
-        atomic_store(&api_on[runtime][cbid], enable != 0);
-    return CUPTI_SUCCESS;
-}
-
-EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
-{
-    return enable_api(0, cbid, enable);
-}
-
-EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
-{
-    return enable_api(1, cbid, enable);
 }
 
 EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *size, void *value)
@@ -439,24 +442,6 @@ EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFu
     return CUPTI_SUCCESS;
 }
 
-EXPORT CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
-{
-    if (ext_depth >= 8)
-        return CUPTI_ERROR_INVALID_PARAMETER;
-    ext_id[ext_depth++] = id | ((uint64_t)kind << 60);
-    return CUPTI_SUCCESS;
-}
-
-EXPORT CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *last)
-{
-    if (!ext_depth)
-        return CUPTI_ERROR_QUEUE_EMPTY;
-    ext_depth--;
-    if (last)
-        *last = ext_id[ext_depth] & ((1ull << 60) - 1);
-    return CUPTI_SUCCESS;
-}
-
 EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     pthread_mutex_lock(&mu);
@@ -471,13 +456,11 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
     flushing = 1;
     pthread_cond_broadcast(&cv);
     complete(&s_kern);
-    complete(&s_api);
     if (!worker_started) { /* deliver here */
         while (qn) {
-            uint8_t *b = queue[qhead].buf;
-            size_t u = queue[qhead].used;
-            qhead = (qhead + 1) % QMAX;
-            qn--;
+            uint8_t *b;
+            size_t u;
+            take(&b, &u);
             pthread_mutex_unlock(&mu);
             deliver(b, u);
             pthread_mutex_lock(&mu);
@@ -490,21 +473,9 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
     return CUPTI_SUCCESS;
 }
 
-static size_t record_size(const CUpti_Activity *r)
-{
-    switch (r->kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        return sizeof(CUpti_ActivityKernel10);
-    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-        return sizeof(CUpti_ActivityExternalCorrelation);
-    default:
-        return sizeof(CUpti_ActivityAPI);
-    }
-}
-
 EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
 {
-    uint8_t *p = *record ? (uint8_t *)*record + record_size(*record) : buffer;
+    uint8_t *p = *record ? (uint8_t *)*record + sizeof(CUpti_ActivityKernel10) : buffer;
     if (p >= buffer + valid)
         return CUPTI_ERROR_MAX_LIMIT_REACHED;
     *record = (CUpti_Activity *)p;

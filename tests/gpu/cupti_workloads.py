@@ -56,8 +56,8 @@ def mix():
     b = torch.randn(512, 512, device="cuda")
     acc = torch.zeros((), device="cuda")
     for _ in range(200):
-        add(x, y, out)           # Triton: through trlat's driver wrapper
-        z = torch.relu(out)      # torch: the CUDA runtime's launches
+        add(x, y, out)           # Triton: through trlat's driver wrapper (dlsym)
+        z = torch.relu(out)      # torch: the CUDA runtime's launches (its driver calls through cuGetProcAddress)
         acc += (z * 0.5).sum()
         c = a @ b
     torch.cuda.synchronize()

@@ -16,7 +16,6 @@ for v in 2 yes ON; do check_bad TRLAT_CUPTI "$v" "0, 1 or auto"; done
 for v in 2 on verif; do check_bad TRLAT_FASTPATH "$v" "0, 1 or verify"; done
 for v in 2 yes; do check_bad TRLAT_STACKS "$v" "0 or 1"; done
 for v in -5 abc 10000001 99999999999999999999 1.5; do check_bad TRLAT_TRACE "$v" "a number"; done
-for v in 1 Callback record "records " callbacks; do check_bad TRLAT_CUPTI_JOIN "$v" "records or callback"; done
 
 # The default stands: a bad TRLAT_TRACE keeps 0 events, a bad TRLAT_DISABLE keeps recording.
 TRLAT_TRACE=abc TRLAT_DISABLE=maybe TRLAT_OUTPUT="$WORK/d.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The library built with ASan and UBSan ($BUILD/san/libtrlat.so), preloaded
 # into the launchers: threads, fork, every route, exit from a thread; with
-# the fake libcupti, both ways of joining kernels with launches.
+# the fake libcupti, the join of kernels with launches.
 . "$(dirname "$0")/lib.sh"
 SAN=$B/san/libtrlat.so
 ASAN=$(${CC:-cc} -print-file-name=libasan.so)
@@ -16,15 +16,16 @@ for mode in threads fork procaddr procaddr_ptds dlsym library unnamed exit_threa
         fail "ASan+UBSan: launcher $mode" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/e" | tr '\n' ' ')"
     fi
 done
-# With CUPTI (the fake libcupti), both joins: thread churn adopts join rings.
-for join in records callback; do
+# With CUPTI (the fake libcupti), without and with trace events (the slow
+# launch variant); thread churn adopts join rings.
+for ctx in 0 1; do
     for mode in threads churn exit_thread; do
-        TRLAT_CUPTI=1 TRLAT_CUPTI_LIB=$B/tests/fake/libcupti_fake.so TRLAT_CUPTI_JOIN=$join FAKE_CUDA_CONTEXT_FIRST=1 \
+        TRLAT_CUPTI=1 TRLAT_CUPTI_LIB=$B/tests/fake/libcupti_fake.so TRLAT_TRACE=$((ctx * 100)) \
             TRLAT_OUTPUT="$WORK/san-%p.json" LD_PRELOAD="$ASAN $SAN" "$BIN/launcher" $mode 3000 >"$WORK/o" 2>"$WORK/e"; rc=$?
         if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/e"; then
-            ok "ASan+UBSan, CUPTI join $join: launcher $mode"
+            ok "ASan+UBSan, CUPTI (trace=$ctx): launcher $mode"
         else
-            fail "ASan+UBSan, CUPTI join $join: launcher $mode" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/e" | tr '\n' ' ')"
+            fail "ASan+UBSan, CUPTI (trace=$ctx): launcher $mode" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/e" | tr '\n' ' ')"
         fi
     done
 done

@@ -6,7 +6,7 @@
 static void clear(void)
 {
     const char *vars[] = {"TRLAT_DISABLE", "TRLAT_SUMMARY", "TRLAT_CUPTI", "TRLAT_FASTPATH",
-                          "TRLAT_STACKS", "TRLAT_TRACE", "TRLAT_OUTPUT", "TRLAT_CUPTI_JOIN", NULL};
+                          "TRLAT_STACKS", "TRLAT_TRACE", "TRLAT_OUTPUT", NULL};
     for (int i = 0; vars[i]; i++)
         unsetenv(vars[i]);
 }
@@ -22,8 +22,6 @@ START_TEST(defaults)
     ck_assert_int_eq(trlat_config(TRLAT_OPT_TRACE), 0);
     ck_assert_str_eq(trlat_config_output(), "trlat-%p.json");
     ck_assert_str_eq(trlat_config_name(TRLAT_OPT_CUPTI), "auto");
-    ck_assert_int_eq(trlat_config(TRLAT_OPT_CUPTI_JOIN), TRLAT_CUPTI_JOIN_RECORDS);
-    ck_assert_str_eq(trlat_config_name(TRLAT_OPT_CUPTI_JOIN), "records");
 }
 END_TEST
 
@@ -34,10 +32,7 @@ START_TEST(good_values)
     setenv("TRLAT_FASTPATH", "verify", 1);
     setenv("TRLAT_TRACE", "1000", 1);
     setenv("TRLAT_OUTPUT", "/tmp/x-%p.json", 1);
-    setenv("TRLAT_CUPTI_JOIN", "callback", 1);
     trlat_config_load();
-    ck_assert_int_eq(trlat_config(TRLAT_OPT_CUPTI_JOIN), TRLAT_CUPTI_JOIN_CALLBACK);
-    ck_assert_str_eq(trlat_config_name(TRLAT_OPT_CUPTI_JOIN), "callback");
     ck_assert_int_eq(trlat_config(TRLAT_OPT_CUPTI), TRLAT_CUPTI_OFF);
     ck_assert_int_eq(trlat_config(TRLAT_OPT_FASTPATH), TRLAT_FASTPATH_VERIFY);
     ck_assert_str_eq(trlat_config_name(TRLAT_OPT_FASTPATH), "verify");
@@ -50,8 +45,7 @@ START_TEST(bad_values_keep_defaults)
 {
     const char *bad[][2] = {{"TRLAT_SUMMARY", "yes"}, {"TRLAT_CUPTI", "ON"}, {"TRLAT_FASTPATH", "2"},
                             {"TRLAT_TRACE", "-1"},    {"TRLAT_TRACE", "12x"}, {"TRLAT_TRACE", "10000001"},
-                            {"TRLAT_DISABLE", " 1"},  {"TRLAT_STACKS", "true"}, {"TRLAT_CUPTI_JOIN", "Callback"},
-                            {"TRLAT_CUPTI_JOIN", "1"}};
+                            {"TRLAT_DISABLE", " 1"},  {"TRLAT_STACKS", "true"}};
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         clear();
         setenv(bad[i][0], bad[i][1], 1);
@@ -62,7 +56,6 @@ START_TEST(bad_values_keep_defaults)
         ck_assert_int_eq(trlat_config(TRLAT_OPT_TRACE), 0);
         ck_assert_int_eq(trlat_config(TRLAT_OPT_DISABLE), 0);
         ck_assert_int_eq(trlat_config(TRLAT_OPT_STACKS), 0);
-        ck_assert_int_eq(trlat_config(TRLAT_OPT_CUPTI_JOIN), TRLAT_CUPTI_JOIN_RECORDS);
     }
 }
 END_TEST

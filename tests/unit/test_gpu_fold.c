@@ -1,7 +1,8 @@
 /* The GPU fold fed with synthetic CUPTI records: starvation per device and
- * per stream, the join with launch records in any order, start order
- * across buffers, bounded memory; the per-thread join rings of
- * TRLAT_CUPTI_JOIN=callback drained into it. */
+ * per stream, the join with launch callbacks in any order, start order
+ * across buffers, bounded memory; the per-thread join rings (what CUPTI's
+ * launch callbacks write) drained into it. */
+#include "interpose/clock.h"
 #include "interpose/gpu_corrmap.h"
 #include "interpose/gpu_fold.h"
 #include "interpose/gpu_joinring.h"
@@ -30,11 +31,10 @@ static void kern(struct trlat_gpu_fold *g, uint32_t corr, uint32_t dev, uint32_t
     trlat_gpu_fold_kernel(g, &k);
 }
 
-/* A launch through trlat: its external id is its driver entry time. */
+/* A launch through trlat: its id is its driver entry time. */
 static void driver_launch(struct trlat_gpu_fold *g, uint32_t corr, uint64_t t0)
 {
-    trlat_gpu_fold_ext(g, corr, t0);
-    trlat_gpu_fold_api(g, corr, t0 + 5, 0);
+    trlat_gpu_fold_trlat(g, corr, t0);
 }
 
 static const struct trlat_gpu_kstat *get(const struct trlat_gpu_fold *g, const char *name)
@@ -68,7 +68,7 @@ START_TEST(idle_before_the_launch_call_is_starvation)
     const struct trlat_gpu_kstat *k = get(g, "k");
     ck_assert_ptr_nonnull(k);
     ck_assert_uint_eq(k->driver, 3);
-    ck_assert_uint_eq(k->runtime, 0);
+    ck_assert_uint_eq(k->other, 0);
     ck_assert_uint_eq(k->gpu.count, 3);
     ck_assert_uint_eq(k->gpu.sum, 1000 + 500 + 100);
     ck_assert_uint_eq(k->starved_ns, 1000);
@@ -114,21 +114,22 @@ START_TEST(runtime_and_driver_interleaved)
     struct trlat_gpu_fold *g = mk(64, 0);
     uint64_t t = 0;
     for (uint32_t i = 1; i <= 100; i++) {
-        /* odd: trlat's launches; even: the runtime's (API record only) */
+        /* odd: trlat's launches; even: the runtime's (a driver call trlat
+         * did not make) */
         uint64_t call = t + 3000;
         if (i & 1)
             driver_launch(g, i, call);
         else
-            trlat_gpu_fold_api(g, i, call, 1);
+            trlat_gpu_fold_other(g, i, call);
         kern(g, i, 0, 7, call + 1000, call + 1500, (i & 1) ? "triton_k" : "_ZN2at6native7kernelEv");
         t = call + 1500;
     }
     trlat_gpu_fold_drain(g);
     const struct trlat_gpu_kstat *d = get(g, "triton_k"), *r = get(g, "_ZN2at6native7kernelEv");
     ck_assert_uint_eq(d->driver, 50);
-    ck_assert_uint_eq(d->runtime, 0);
+    ck_assert_uint_eq(d->other, 0);
     ck_assert_uint_eq(r->driver, 0);
-    ck_assert_uint_eq(r->runtime, 50);
+    ck_assert_uint_eq(r->other, 50);
     /* every idle gap (4000 ns) began before the next call (3000 ns after
      * the previous kernel ended) */
     ck_assert_uint_eq(d->starved_launches + r->starved_launches, 99);
@@ -254,11 +255,11 @@ START_TEST(launch_record_after_its_kernel)
     kern(g, 2, 0, 7, 1000, 1100, "k"); /* its launch record comes later */
     kern(g, 3, 0, 7, 2000, 2100, "k");
     ck_assert_uint_eq(totals(g).pending, 1); /* 2 was folded, waits for its launch record */
-    trlat_gpu_fold_api(g, 2, 900, 1);       /* runtime launch called at 900 > 200: starved */
+    trlat_gpu_fold_other(g, 2, 900);        /* runtime launch called at 900 > 200: starved */
     trlat_gpu_fold_drain(g);
     const struct trlat_gpu_kstat *k = get(g, "k");
     ck_assert_uint_eq(k->driver, 1);
-    ck_assert_uint_eq(k->runtime, 1);
+    ck_assert_uint_eq(k->other, 1);
     ck_assert_uint_eq(k->unjoined, 1); /* corr 3 never had a launch record */
     ck_assert_uint_eq(k->starved_ns, 800);
     ck_assert_uint_eq(k->starved_launches, 1);
@@ -274,15 +275,38 @@ START_TEST(driver_launch_without_trlat_id)
     struct trlat_gpu_fold *g = mk(16, 0);
     driver_launch(g, 1, 0);
     kern(g, 1, 0, 7, 100, 200, "k");
-    trlat_gpu_fold_api(g, 2, 500, 0); /* a driver launch record, no external id */
+    trlat_gpu_fold_other(g, 2, 500); /* a driver launch trlat did not make */
     kern(g, 2, 0, 7, 1000, 1100, "k");
     trlat_gpu_fold_drain(g);
     const struct trlat_gpu_kstat *k = get(g, "k");
     ck_assert_uint_eq(k->driver, 1);
-    ck_assert_uint_eq(k->driver_api, 1);
-    ck_assert_uint_eq(k->runtime, 0);
+    ck_assert_uint_eq(k->other, 1);
     ck_assert_uint_eq(k->starved_ns, 800); /* its call (500) came after the GPU went idle (200) */
-    ck_assert_uint_eq(totals(g).joined_ext, 1);
+    ck_assert_uint_eq(totals(g).joined_trlat, 1);
+    trlat_gpu_fold_free(g);
+}
+END_TEST
+
+START_TEST(trlat_id_wins_over_another_call_with_the_same_id)
+{
+    /* Two callbacks with one correlation id, in either order: trlat's
+     * launch (its driver entry time decides starvation) counts, once. */
+    struct trlat_gpu_fold *g = mk(16, 0);
+    kern(g, 1, 0, 7, 100, 200, "k");
+    trlat_gpu_fold_other(g, 2, 150); /* before the GPU went idle ... */
+    driver_launch(g, 2, 300);        /* ... but trlat's entry came after: starved */
+    kern(g, 2, 0, 7, 1000, 1100, "k");
+    driver_launch(g, 3, 1150);        /* the other way round */
+    trlat_gpu_fold_other(g, 3, 1040);
+    kern(g, 3, 0, 7, 2000, 2100, "k");
+    trlat_gpu_fold_drain(g);
+    const struct trlat_gpu_kstat *k = get(g, "k");
+    ck_assert_uint_eq(k->driver, 2);
+    ck_assert_uint_eq(k->other, 0);
+    ck_assert_uint_eq(k->unjoined, 1);
+    ck_assert_uint_eq(k->starved_launches, 2);
+    ck_assert_uint_eq(k->starved_ns, 800 + 900);
+    ck_assert_uint_eq(totals(g).joined_trlat, 2);
     trlat_gpu_fold_free(g);
 }
 END_TEST
@@ -290,12 +314,12 @@ END_TEST
 START_TEST(graph_launch_shares_one_record)
 {
     struct trlat_gpu_fold *g = mk(16, 0);
-    trlat_gpu_fold_api(g, 5, 100, 1);
+    trlat_gpu_fold_other(g, 5, 100);
     kern(g, 5, 0, 3, 1000, 1100, "g1");
     kern(g, 5, 0, 3, 1100, 1200, "g2");
     kern(g, 5, 0, 3, 1300, 1400, "g3");
     trlat_gpu_fold_drain(g);
-    ck_assert_uint_eq(get(g, "g1")->runtime + get(g, "g2")->runtime + get(g, "g3")->runtime, 3);
+    ck_assert_uint_eq(get(g, "g1")->other + get(g, "g2")->other + get(g, "g3")->other, 3);
     ck_assert_uint_eq(get(g, "g3")->starved_ns, 0); /* its idle began after the graph launch */
     ck_assert_uint_eq(totals(g).busy_ns, 300);
     trlat_gpu_fold_free(g);
@@ -366,11 +390,10 @@ START_TEST(memory_is_bounded)
     ck_assert_uint_eq(t.pending, 0);
     ck_assert_uint_le(trlat_gpu_fold_count(g), 5);
     ck_assert_ptr_nonnull(get(g, "(other)"));
-    ck_assert_uint_gt(t.other, 0);
+    ck_assert_uint_gt(t.other_names, 0);
     uint64_t launches = 0;
     for (size_t i = 0; i < trlat_gpu_fold_count(g); i++)
-        launches += trlat_gpu_fold_at(g, i)->driver + trlat_gpu_fold_at(g, i)->runtime +
-                    trlat_gpu_fold_at(g, i)->driver_api + trlat_gpu_fold_at(g, i)->unjoined;
+        launches += trlat_gpu_fold_at(g, i)->driver + trlat_gpu_fold_at(g, i)->other + trlat_gpu_fold_at(g, i)->unjoined;
     ck_assert_uint_eq(launches, 200000);
     trlat_gpu_fold_free(g);
 }
@@ -452,7 +475,15 @@ START_TEST(corrmap_against_a_reference)
 }
 END_TEST
 
-/* ---- join rings (TRLAT_CUPTI_JOIN=callback) ---- */
+/* ---- join rings ---- */
+
+/* The rings hold ticks; on the monotonic clock with its epoch at 0 a tick
+ * is a ns of trlat's time. */
+static void plain_clock(void)
+{
+    trlat_clk.use_tsc = 0;
+    trlat_clk.epoch_mono_ns = 0;
+}
 
 static void put(uint32_t corr, uint64_t t, uint32_t kind)
 {
@@ -464,29 +495,34 @@ static void put(uint32_t corr, uint64_t t, uint32_t kind)
 START_TEST(join_ring_feeds_the_fold)
 {
     /* As in idle_before_the_launch_call_is_starvation, the launches coming
-     * through the ring: trlat's (its driver entry time), the runtime's and
-     * another driver call (the callback's time). k2 arrives before its
-     * launch was drained. */
-    struct trlat_gpu_fold *g = mk(64, 0);
+     * through the ring: trlat's (its driver entry time) and two other
+     * driver calls (the callback's time). k2 arrives before its launch was
+     * drained. */
+    plain_clock();
+    struct trlat_gpu_fold *g = mk(64, 8);
     put(1, 500, TRLAT_JOIN_TRLAT);
     trlat_joinring_drain(g);
     kern(g, 1, 0, 7, 1000, 2000, "k");
     kern(g, 2, 0, 7, 3000, 3500, "k");
-    put(2, 2500, TRLAT_JOIN_RUNTIME);
-    put(3, 2600, TRLAT_JOIN_DRIVER);
+    put(2, 2500, TRLAT_JOIN_OTHER);
+    put(3, 2600, TRLAT_JOIN_TRLAT);
     trlat_joinring_drain(g);
     kern(g, 3, 0, 7, 4000, 4100, "k");
     trlat_gpu_fold_drain(g);
     const struct trlat_gpu_kstat *k = get(g, "k");
-    ck_assert_uint_eq(k->driver, 1);
-    ck_assert_uint_eq(k->runtime, 1);
-    ck_assert_uint_eq(k->driver_api, 1);
+    ck_assert_uint_eq(k->driver, 2);
+    ck_assert_uint_eq(k->other, 1);
     ck_assert_uint_eq(k->unjoined, 0);
     ck_assert_uint_eq(k->starved_ns, 1000);
     ck_assert_uint_eq(k->starved_launches, 1);
     struct trlat_gpu_totals t = totals(g);
-    ck_assert_uint_eq(t.joined_ext, 1);
+    ck_assert_uint_eq(t.joined_trlat, 2);
     ck_assert_uint_eq(t.lost_join, 0);
+    /* trlat's launch id in the events: its driver entry time */
+    struct evcount c = {0};
+    trlat_gpu_fold_events(g, count_event, &c);
+    ck_assert_int_eq(c.kernels, 3);
+    ck_assert_uint_eq(c.last_ext, 2600);
     trlat_gpu_fold_free(g);
 }
 END_TEST
@@ -504,6 +540,7 @@ START_TEST(join_ring_of_exited_threads)
     /* Threads one after the other: each leaves 100 entries undrained and
      * exits; the next adopts its ring. Then several at once. Everything is
      * drained. */
+    plain_clock();
     struct trlat_gpu_fold *g = mk(64, 0);
     unsigned before = trlat_joinring_count();
     for (uintptr_t n = 0; n < 4; n++) {
@@ -530,6 +567,7 @@ END_TEST
 
 START_TEST(join_ring_full_counts_what_it_loses)
 {
+    plain_clock();
     struct trlat_gpu_fold *g = mk(64, 0);
     uint32_t n = TRLAT_JOINRING_CAP + 10;
     for (uint32_t c = 1; c <= n; c++)
@@ -561,6 +599,7 @@ static Suite *suite(void)
     tcase_add_test(t, too_late_for_the_window);
     tcase_add_test(t, launch_record_after_its_kernel);
     tcase_add_test(t, driver_launch_without_trlat_id);
+    tcase_add_test(t, trlat_id_wins_over_another_call_with_the_same_id);
     tcase_add_test(t, graph_launch_shares_one_record);
     tcase_add_test(t, dropped_and_untimed_records);
     tcase_add_test(t, two_devices);
