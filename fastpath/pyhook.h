@@ -11,6 +11,7 @@
 
 /* What a wrapper wraps (the `kind` given to _trlat_wrap). */
 enum trlat_pyhook_kind { TRLAT_PYHOOK_JIT = 0, TRLAT_PYHOOK_AUTOTUNER = 1, TRLAT_PYHOOK_HEURISTICS = 2,
+                         TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
                          TRLAT_PYHOOK_KINDS };
 
 /* Counters for the report's "python" object. */
@@ -31,7 +32,9 @@ extern char trlat_pyhook_triton_version[32];
 extern char trlat_pyhook_reason[256];
 
 /* A wrapper of `orig` for kind: a descriptor that binds like a Python
- * function (new reference), or NULL with a Python error set. */
+ * function (new reference), or NULL with a Python error set. For
+ * TRLAT_PYHOOK_GETITEM, None when no wrapper is wanted (the fast path puts
+ * its own kernel[grid] launcher in place). */
 PyObject *trlat_pyhook_wrap(PyObject *orig, int kind);
 
 /* The site of the innermost Python frame that is not in the skipped package

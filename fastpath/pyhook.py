@@ -8,7 +8,7 @@
 # _trlat_log, _trlat_state. libtrlat.so calls poll() until it returns True.
 import sys
 
-JIT, AUTOTUNER, HEURISTICS = 0, 1, 2
+JIT, AUTOTUNER, HEURISTICS, GETITEM = 0, 1, 2, 3
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 
 _patched = {}    # class -> original run
@@ -47,6 +47,23 @@ def _patch(cls, kind, kwonly, label, version):
     return True
 
 
+def _patch_subscript(cls, version):
+    """KernelInterface.__getitem__(self, grid), wrapped to note when
+    kernel[grid] was evaluated (the start of the call's py->driver time)."""
+    if cls is None or cls in _patched:
+        return
+    fn = cls.__dict__.get("__getitem__")
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_argcount != 2 or code.co_flags & (CO_VARARGS | CO_VARKEYWORDS):
+        _say_once("getitem", "Triton %s: KernelInterface.__getitem__ is not (self, grid); "
+                  "py->driver times start at run()" % version)
+        return
+    wrapped = _trlat_wrap(fn, GETITEM)
+    if wrapped is not None:  # None: the fast path installs its own
+        setattr(cls, "__getitem__", wrapped)
+    _patched[cls] = fn
+
+
 def _version(triton):
     v = getattr(triton, "__version__", None)
     return v if isinstance(v, str) else "unknown"
@@ -76,6 +93,7 @@ def _poll():
             f = f[:f.rfind("/")]  # .../triton/runtime/jit.py -> .../triton/runtime
         _trlat_skip_prefix(f[:f.rfind("/") + 1] if "/" in f else "")
         _patch(jitfn, JIT, ("grid", "warmup"), "JITFunction", version)
+        _patch_subscript(getattr(jit, "KernelInterface", None), version)
         _state("installed", version, None)
     auto = sys.modules.get("triton.runtime.autotuner")
     done = True

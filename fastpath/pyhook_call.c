@@ -9,7 +9,16 @@
  * A builtin function does not bind `self` when looked up on an instance, so
  * it is wrapped in an instancemethod, which binds like a Python function:
  * the wrapper gets (original run, [self, *args], kwnames). Exceptions pass
- * through untouched (a C function adds no traceback entry). */
+ * through untouched (a C function adds no traceback entry).
+ *
+ * A call's Python entry is when `kernel[grid]` was evaluated, not when
+ * run() was entered: KernelInterface.__getitem__ is wrapped too (profile
+ * mode), notes the time and the caller's site, and returns Triton's lambda
+ * as before. The run hook takes that time when the same kernel is run from
+ * the same file:line on the same thread, with no hooked call in between:
+ * what it then counts includes the lambda, the packing of its arguments
+ * and the call's argument expressions. `f = kernel[grid]` on one line and
+ * `f(...)` on another falls back to run()'s own entry. */
 #include "fastpath/pyhook.h"
 #include "fastpath/fastpath.h"
 #include "interpose/clock.h"
@@ -98,6 +107,12 @@ static PyObject *run_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssi
     return r;
 }
 
+static PyObject *none_ref(void)
+{
+    PY(Py_IncRef)(trlat_py.none);
+    return trlat_py.none;
+}
+
 static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
@@ -107,10 +122,29 @@ static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *arg
     return vectorcall(orig, args, nargs, kwnames);
 }
 
+/* The last kernel[grid] evaluated on this thread (profile mode). */
+static _Thread_local struct {
+    PyObject *kernel; /* compared by identity only */
+    uint64_t t0, site;
+} subscript;
+
+static PyObject *getitem(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs == 2 && !kwnames) {
+        uint64_t t0 = trlat_ticks();
+        subscript.site = trlat_pyhook_caller_site();
+        subscript.kernel = args[0];
+        subscript.t0 = t0;
+    }
+    return vectorcall(orig, args, nargs, kwnames);
+}
+
 static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
     struct trlat_tstate *ts = trlat_tstate_get();
+    PyObject *kernel = subscript.kernel;
+    subscript.kernel = NULL; /* one run per kernel[grid] */
     if (__builtin_expect(!ts, 0))
         return call_orig(kind, orig, args, nargs, kwnames);
     if (ts->py_t0) { /* inside another hooked call on this thread */
@@ -122,6 +156,8 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     uint32_t saved_launches = ts->py_launches;
     ts->py_site = trlat_pyhook_caller_site();
     ts->py_launches = 0;
+    if (kernel && nargs >= 1 && kernel == args[0] && subscript.site == ts->py_site && ts->py_site)
+        t0 = subscript.t0; /* kernel[grid](...): timed from the subscript */
     ts->py_t0 = t0;
     PyObject *r = call_orig(kind, orig, args, nargs, kwnames);
     uint32_t launches = ts->py_launches;
@@ -158,7 +194,10 @@ static PyObject *heuristics_run(PyObject *orig, PyObject *const *args, Py_ssize_
 }
 
 #define RUN_DOC "run($self, /, *args, **kwargs)\n--\n\nTriton's run, timed by trlat (libtrlat.so)."
+#define GETITEM_DOC "__getitem__($self, grid, /)\n--\n\nTriton's kernel[grid], timed by trlat (libtrlat.so)."
 static struct trlat_pymethoddef defs[TRLAT_PYHOOK_KINDS] = {
+    [TRLAT_PYHOOK_GETITEM] = {"__getitem__", (void *)getitem, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS,
+                              GETITEM_DOC},
     [TRLAT_PYHOOK_JIT] = {"run", (void *)jit_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
     [TRLAT_PYHOOK_AUTOTUNER] = {"run", (void *)autotuner_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
     [TRLAT_PYHOOK_HEURISTICS] = {"run", (void *)heuristics_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
@@ -170,6 +209,8 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
         PY(PyErr_SetString)(trlat_py.exc_runtime, "trlat: unknown hook kind");
         return NULL;
     }
+    if (kind == TRLAT_PYHOOK_GETITEM && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
+        return none_ref(); /* the fast path's own launcher notes the call's entry */
     PyObject *fn = PY(PyCFunction_NewEx)(&defs[kind], orig, NULL); /* holds orig */
     if (!fn)
         return NULL;

@@ -10,6 +10,12 @@ check: the report's mean py_to_driver_ns + driver_ns against the traced
 child's own wall time per launch (target within 10%). The report's means
 leave out the one largest sample of each (the first call, which compiles);
 warmup launches are in both.
+
+The pass/fail figures come from an in-process A/B (--ab-rounds processes,
+each alternating --ab-pairs pairs of blocks with the hook switched off and
+on): on the shared GPU machine the same loop differs by up to 50% from
+one process to the next, far more than the hook's cost. Children run on
+the same two CPUs (BENCH_CPUS).
 """
 import argparse
 import json
@@ -49,8 +55,73 @@ def child(launches, warmup):
     print(json.dumps({"us_per_launch": dt / launches * 1e6}))
 
 
+def child_ab(pairs, block, warmup):
+    """One traced process, the hook switched off and on in alternating
+    blocks (Triton's own run and __getitem__ put back, then trlat's
+    wrappers again): the hook's cost without process-to-process noise. The
+    driver interposer is there in both arms (its own cost is issue 2's
+    in-process A/B). Prints per-block ns per launch."""
+    import time
+    import torch
+    global tl
+    import triton
+    import triton.language as tl
+    from triton.runtime.jit import JITFunction, KernelInterface
+
+    @triton.jit
+    def nop_with_args_kernel(t1, t2, t3, t4, t5, i1, i2, i3, i4, i5, i6, i7, i8, i9, c1: tl.constexpr,
+                             c2: tl.constexpr, c3: tl.constexpr, c4: tl.constexpr, c5: tl.constexpr):
+        pass
+
+    tensors = [torch.zeros(1, device="cuda") for _ in range(5)]
+    ints = list(range(1, 10))
+    nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)  # the hook installs at the first launch
+    hooked = {}
+    for cls, name in ((JITFunction, "run"), (KernelInterface, "__getitem__")):
+        w = cls.__dict__[name]
+        orig = getattr(getattr(w, "__func__", None), "__self__", None)  # instancemethod(builtin(orig))
+        if orig is None or not callable(orig):
+            raise SystemExit("trlat's %s.%s wrapper not found: %r" % (cls.__name__, name, w))
+        hooked[(cls, name)] = (w, orig)
+
+    def hook(on):
+        for (cls, name), (w, orig) in hooked.items():
+            setattr(cls, name, w if on else orig)
+
+    for _ in range(warmup):
+        nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+    torch.cuda.synchronize()
+    on_ns, off_ns, on_launches = [], [], 0
+    for i in range(pairs):
+        for on in ((True, False) if i % 2 == 0 else (False, True)):
+            hook(on)
+            t = time.perf_counter()
+            for _ in range(block):
+                nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+            dt = time.perf_counter() - t
+            torch.cuda.synchronize()
+            (on_ns if on else off_ns).append(dt / block * 1e9)
+            on_launches += block if on else 0
+    hook(True)
+    print(json.dumps({"on_ns": on_ns, "off_ns": off_ns, "on_launches": on_launches}))
+
+
 def mean_without_max(stat):
     return (stat["sum"] - stat["max"]) / (stat["count"] - 1) if stat and stat["count"] > 1 else float("nan")
+
+
+def bench_cpus():
+    """The CPUs every child runs on (BENCH_CPUS="a,b", default the last two
+    this process may use): the same for both variants, so that where the
+    scheduler puts a child does not decide the comparison."""
+    s = os.environ.get("BENCH_CPUS")
+    if s:
+        return {int(x) for x in s.split(",")}
+    return set(sorted(os.sched_getaffinity(0))[-2:])
+
+
+def pin():
+    os.sched_setaffinity(0, bench_cpus())
 
 
 def run(traced, args, work, i):
@@ -60,6 +131,7 @@ def run(traced, args, work, i):
     if traced:
         env.update(LD_PRELOAD=LIB, TRLAT_CUPTI="0", TRLAT_SUMMARY="0", TRLAT_OUTPUT=report)
     p = subprocess.run([sys.executable, HERE, "--child", str(args.launches), str(args.warmup)], env=env,
+                       preexec_fn=pin,
                        capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         sys.exit("child failed (%s): %s" % ("trlat" if traced else "plain", p.stderr[-3000:]))
@@ -72,9 +144,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--launches", type=int, default=20000)
     ap.add_argument("--warmup", type=int, default=1000)
+    ap.add_argument("--ab-rounds", type=int, default=3, help="A/B processes")
+    ap.add_argument("--ab-pairs", type=int, default=20, help="off/on block pairs per A/B process")
+    ap.add_argument("--ab-block", type=int, default=2000, help="launches per block")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="trlat-bench-")
-    print("library:", LIB)
+    print("library:", LIB, "children on CPUs", sorted(bench_cpus()))
     plain, traced, ratios, acc = [], [], [], []
     for rnd in range(args.rounds):
         order = (False, True) if rnd % 2 == 0 else (True, False)
@@ -93,17 +168,49 @@ def main():
               "%.2f us = %.2f us, %.1f%% of trlat wall; py_to_driver count %d of %d launches" %
               (rnd, got[False][0], got[True][0], ratios[-1], py / 1000, drv / 1000, (py + drv) / 1000,
                100 * acc[-1], (k["py_to_driver_ns"] or {}).get("count", 0), k["launches"]))
-    slow = statistics.median(ratios) - 1
-    accuracy = statistics.median(acc)
+    # In-process A/B: the hook off and on in alternating blocks of one
+    # traced process (the machine's process-to-process noise is larger than
+    # what is measured); accuracy from the hook-on blocks.
+    ab_ratio, ab_acc = [], []
+    for rnd in range(args.ab_rounds):
+        env = dict(os.environ, LD_PRELOAD=LIB, TRLAT_CUPTI="0", TRLAT_SUMMARY="0",
+                   TRLAT_OUTPUT=os.path.join(work, "ab-%d.json" % rnd))
+        p = subprocess.run([sys.executable, HERE, "--child-ab", str(args.ab_pairs), str(args.ab_block),
+                            str(args.warmup)], env=env, capture_output=True, text=True, timeout=600, preexec_fn=pin)
+        if p.returncode != 0:
+            sys.exit("A/B child failed: %s" % p.stderr[-3000:])
+        d = json.loads(p.stdout.strip().splitlines()[-1])
+        pair = [a / b for a, b in zip(d["on_ns"], d["off_ns"])]
+        ab_ratio.append(statistics.median(pair))
+        with open(env["TRLAT_OUTPUT"]) as f:
+            k = next(x for x in json.load(f)["kernels"] if x["name"] == "nop_with_args_kernel")
+        py, drv = mean_without_max(k["py_to_driver_ns"]), mean_without_max(k["driver_ns"])
+        # means over means: the report's are over every timed launch, so the
+        # wall is too (all blocks have the same length)
+        ab_acc.append((py + drv) / statistics.mean(d["on_ns"]))
+        print("A/B process %d: hook off %.0f ns, on %.0f ns per launch (medians of %d blocks x %d); per-pair on/off "
+              "median x%.4f (pairs %.3f .. %.3f); py_to_driver %.0f + driver %.0f ns = %.1f%% of the hook-on wall "
+              "(py_to_driver samples %d; wall: mean of the hook-on blocks)" %
+              (rnd, statistics.median(d["off_ns"]), statistics.median(d["on_ns"]), len(d["on_ns"]), args.ab_block,
+               ab_ratio[-1], min(pair), max(pair), py, drv, 100 * ab_acc[-1], k["py_to_driver_ns"]["count"]))
+    slow = statistics.median(ab_ratio) - 1
+    accuracy = statistics.median(ab_acc)
+    print("processes with and without trlat (noisy, for reference): slowdown %.2f%% (median of per-round ratios), "
+          "accuracy %.1f%%" % (100 * (statistics.median(ratios) - 1), 100 * statistics.median(acc)))
+    print("TABLE pyhook_ab hook_slowdown_pct %.2f accuracy_pct %.1f processes %d pairs %d block %d" %
+          (100 * slow, 100 * accuracy, args.ab_rounds, args.ab_pairs, args.ab_block))
     print("median plain %.2f us, trlat %.2f us per launch" % (statistics.median(plain), statistics.median(traced)))
-    print("%s slowdown %.2f%% (median of per-round ratios; limit 3%%)" % ("PASS" if slow <= 0.03 else "FAIL", 100 * slow))
-    print("%s accuracy: mean py_to_driver + driver = %.1f%% of wall per launch (median over rounds; limit 90-110%%)" %
-          ("PASS" if 0.9 <= accuracy <= 1.1 else "FAIL", 100 * accuracy))
+    print("%s slowdown by the Python hook %.2f%% (in-process A/B, median over processes of the per-pair median; "
+          "limit 3%%; the driver interposer's own ~0.1 us is issue 2's)" % ("PASS" if slow <= 0.03 else "FAIL", 100 * slow))
+    print("%s accuracy: mean py_to_driver + driver = %.1f%% of the hook-on wall per launch (median over processes; "
+          "limit 90-110%%)" % ("PASS" if 0.9 <= accuracy <= 1.1 else "FAIL", 100 * accuracy))
     return 0 if slow <= 0.03 and 0.9 <= accuracy <= 1.1 else 1
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(int(sys.argv[2]), int(sys.argv[3]))
+    elif len(sys.argv) > 1 and sys.argv[1] == "--child-ab":
+        child_ab(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit(main())

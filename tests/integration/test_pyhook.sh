@@ -43,6 +43,20 @@ expect "py_to_driver covers the Python work (>= 200 us)" "$(rq "$WORK/spin.json"
 expect "py_to_driver + driver <= wall per call" \
     "$(rq "$WORK/spin.json" '(k("add_kernel")["py_to_driver_ns"]["sum"] + k("add_kernel")["driver_ns"]["sum"]) / 40 <= '"$wall"' * 1000')" True
 
+# ... and at kernel[grid] when run() comes from it: the call's own argument
+# expressions (300 us here) are in; `f = kernel[grid]` on one line and
+# `f(...)` 300 us later on another starts at run() instead.
+run sub subscript 20
+expect "kernel[grid](slow arg): py_to_driver from the subscript (every call >= 300 us)" \
+    "$(rq "$WORK/sub.json" '(k("add_kernel")["py_to_driver_ns"]["count"], k("add_kernel")["py_to_driver_ns"]["min"] >= 300000)')" "(20, True)"
+expect "f = kernel[grid]; ...; f(...) on another line: from run() (every call < 300 us)" \
+    "$(rq "$WORK/sub.json" '(k("split_kernel")["py_to_driver_ns"]["count"], k("split_kernel")["py_to_driver_ns"]["max"] < 300000)')" "(20, True)"
+expect "subscript: sites" "$(sites sub split_kernel)" "[('$(site sub splitcall)', 20)]"
+"$PY" "$PROG" subscript 20 >"$WORK/plain-sub.out" 2>&1
+expect "subscript: same output" "$(cat "$WORK/sub.out")" "$(cat "$WORK/plain-sub.out")"
+run sub_fp subscript 20 TRLAT_FASTPATH=1
+expect "fast path on: no subscript wrapper, still timed" "$(rq "$WORK/sub_fp.json" '(k("add_kernel")["py_to_driver_ns"]["count"], k("split_kernel")["py_to_driver_ns"]["count"])')" "(20, 20)"
+
 # Exceptions from Triton's run pass through unchanged, with the same traceback.
 "$PY" "$PROG" exception 20 >"$WORK/plain-exc.out" 2>&1
 run exc exception 20

@@ -60,6 +60,22 @@ def main():
         for _ in range(n):
             add_kernel[(1, )](1, 2, spin_us=200)  # SITE spin
         print("wall_us_per_call %.1f" % ((time.perf_counter() - t) / n * 1e6))
+    elif mode == "subscript":  # py->driver starts at kernel[grid], not at run()
+        def spin_arg(v):
+            end = time.perf_counter() + 300e-6
+            while time.perf_counter() < end:
+                pass
+            return v
+        for _ in range(n):
+            add_kernel[(1, )](spin_arg(1), 2)  # SITE argspin
+        @triton.jit
+        def split_kernel(x, y):
+            return None
+
+        for _ in range(n):
+            f = split_kernel[(1, )]
+            spin_arg(0)
+            f(1, 2)  # SITE splitcall
     elif mode == "exception":
         for i in range(n):
             try:
