@@ -57,6 +57,11 @@ $(BUILD)/share/trlat/pyhook.py: fastpath/pyhook.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 $(BUILD)/libtrlat.so: | $(BUILD)/share/trlat/pyhook.py
+# The fast path's grid analysis (fastpath/gridprog.c), read the same way.
+$(BUILD)/share/trlat/gridcheck.py: fastpath/gridcheck.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(BUILD)/libtrlat.so: | $(BUILD)/share/trlat/gridcheck.py
 
 $(BUILD)/trlat: $(CLI_OBJS)
 	$(CC) -o $@ $(CLI_OBJS) $(CLI_LIBS)
@@ -69,6 +74,7 @@ install: all
 	install -m 0755 $(BUILD)/libtrlat.so $(DESTDIR)$(PREFIX)/lib/libtrlat.so
 	install -m 0755 $(BUILD)/trlat $(DESTDIR)$(PREFIX)/bin/trlat
 	if [ -f $(BUILD)/share/trlat/pyhook.py ]; then install -m 0644 $(BUILD)/share/trlat/pyhook.py $(DESTDIR)$(PREFIX)/share/trlat/; fi
+	if [ -f $(BUILD)/share/trlat/gridcheck.py ]; then install -m 0644 $(BUILD)/share/trlat/gridcheck.py $(DESTDIR)$(PREFIX)/share/trlat/; fi
 
 demo: all $(FAKE) $(TB)/bin/launcher
 	bash scripts/demo.sh

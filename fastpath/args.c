@@ -164,23 +164,135 @@ static void add_ref(struct fp_call *c, PyObject *o, int *ok)
         c->refs[c->nrefs++] = o;
 }
 
+/* torch's own getters of dtype and is_cuda (getset descriptors of
+ * torch._C.TensorBase), called directly for arguments whose type is exactly
+ * torch.Tensor or nn.Parameter. What PyObject_GetAttr does for them, minus
+ * the lookups: the type's tp_getattro is PyObject_GenericGetAttr, which
+ * calls the getter of a data descriptor found on the type before looking
+ * at the instance's dict. data_ptr is a method (a non-data descriptor: an
+ * instance attribute of that name would shadow it), so it is still looked
+ * up on every call as x.data_ptr() does (_PyObject_GetMethod, which checks
+ * the instance's dict), and only when that finds TensorBase's
+ * METH_NOARGS descriptor is its C function called directly. Resolved again
+ * whenever fpy.epoch changes (a type watcher on each type: a change to it
+ * or a base bumps it); without watchers (before 3.12) attributes are read
+ * the usual way. */
+typedef PyObject *(*fp_getter)(PyObject *, void *);
+struct fp_getsetdef { /* PyGetSetDef */
+    const char *name;
+    fp_getter get;
+    void *set;
+    const char *doc;
+    void *closure;
+};
+struct fp_descr { /* PyDescr_COMMON, then the PyGetSetDef or the PyMethodDef */
+    struct fp_pyhead head;
+    PyObject *d_type, *d_name, *d_qualname;
+    void *d_def;
+};
+typedef PyObject *(*fp_noargs)(PyObject *, PyObject *);
+static struct tgetters {
+    uint64_t epoch;
+    int ok, watched;
+    fp_getter dtype, is_cuda;
+    void *dtype_c, *is_cuda_c;
+    PyObject *data_ptr;       /* the method descriptor (held), NULL: call it the usual way */
+    fp_noargs data_ptr_fn;
+} tg[2]; /* torch.Tensor, nn.Parameter */
+
+/* The descriptor named name found on type's MRO, of Python type dtype and
+ * defined by a base of type; a new reference or NULL. */
+static PyObject *descr_of(void *type, PyObject *name, void *dtype)
+{
+    PyObject *d = fp_getattr((PyObject *)type, name); /* a descriptor read from its class is itself */
+    if (d && (FP_TYPE(d) != dtype || !((const struct fp_descr *)d)->d_def ||
+              PY(PyType_IsSubtype)((PyObject *)type, ((const struct fp_descr *)d)->d_type) != 1)) {
+        PY(Py_DecRef)(d);
+        d = NULL;
+    }
+    return d;
+}
+
+static int getter_of(void *type, PyObject *name, fp_getter *get, void **closure)
+{
+    PyObject *d = descr_of(type, name, fpy.t_getset);
+    const struct fp_getsetdef *gs = d ? ((const struct fp_descr *)d)->d_def : NULL;
+    int ok = gs && gs->get;
+    if (ok) {
+        *get = gs->get; /* static data of torch's extension: lives as long as the process */
+        *closure = gs->closure;
+    }
+    if (d)
+        PY(Py_DecRef)(d);
+    return ok;
+}
+
+static struct tgetters *getters(void *type)
+{
+    struct tgetters *g = &tg[type != fpy.t_tensor];
+    if (g->epoch == fpy.epoch)
+        return g->ok ? g : NULL;
+    g->epoch = fpy.epoch;
+    g->ok = 0;
+    if (!fpy.watchers || !fpy.t_getset || !fpy.generic_getattr || !PY(PyType_GetSlot) || !PY(PyType_IsSubtype))
+        return NULL;
+    if (!g->watched) {
+        if (PY(PyType_Watch)(fpy.type_wid, (PyObject *)type) < 0) {
+            PY(PyErr_Clear)();
+            return NULL; /* no events would tell a change: read attributes the usual way */
+        }
+        g->watched = 1;
+    }
+    void *getattro = PY(PyType_GetSlot)((PyObject *)type, 58 /* Py_tp_getattro */);
+    if (PY(PyErr_Occurred)())
+        PY(PyErr_Clear)();
+    g->ok = getattro == fpy.generic_getattr && getter_of(type, fpy.s_dtype, &g->dtype, &g->dtype_c) &&
+            getter_of(type, fpy.s_is_cuda, &g->is_cuda, &g->is_cuda_c);
+    if (g->data_ptr)
+        PY(Py_DecRef)(g->data_ptr);
+    g->data_ptr = NULL;
+    PyObject *d = g->ok && fpy.t_methdescr && PY(_PyObject_GetMethod) ? descr_of(type, fpy.s_data_ptr, fpy.t_methdescr)
+                                                                     : NULL;
+    const struct trlat_pymethoddef *md = d ? ((const struct fp_descr *)d)->d_def : NULL;
+    if (md && md->ml_meth && md->ml_flags == TRLAT_METH_NOARGS) {
+        g->data_ptr = d;
+        g->data_ptr_fn = (fp_noargs)md->ml_meth;
+    } else if (d) {
+        PY(Py_DecRef)(d);
+    }
+    return g->ok ? g : NULL;
+}
+
 /* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr(). */
 static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
-    PyObject *dt = PY(PyObject_GetAttr)(v, fpy.s_dtype);
+    const struct tgetters *g = getters(FP_TYPE(v));
+    PyObject *dt = g ? g->dtype(v, g->dtype_c) : PY(PyObject_GetAttr)(v, fpy.s_dtype);
     if (!dt)
         goto fail;
     PY(Py_DecRef)(dt);
     *dtype = dt;
-    PyObject *ic = PY(PyObject_GetAttr)(v, fpy.s_is_cuda);
+    PyObject *ic = g ? g->is_cuda(v, g->is_cuda_c) : PY(PyObject_GetAttr)(v, fpy.s_is_cuda);
     if (!ic)
         goto fail;
     PY(Py_DecRef)(ic);
     if (ic != fpy.o_true && ic != fpy.o_false)
         return -1;
     *cuda = ic == fpy.o_true;
-    PyObject *argv[2] = {NULL, v};
-    PyObject *p = PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    PyObject *p = NULL;
+    if (g && g->data_ptr) {
+        PyObject *m = NULL;
+        int unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
+        if (unbound == 1 && m == g->data_ptr) /* not shadowed by the instance: TensorBase.data_ptr(v) */
+            p = g->data_ptr_fn(v, NULL);
+        else if (m)
+            p = PY(PyObject_Vectorcall)(m, unbound == 1 ? &v : NULL, unbound == 1 ? 1 : 0, NULL);
+        if (m)
+            PY(Py_DecRef)(m);
+    } else {
+        PyObject *argv[2] = {NULL, v};
+        p = PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    }
     if (!p)
         goto fail;
     /* addresses fit an int64: the signed conversion skips the byte-array path */

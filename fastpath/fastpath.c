@@ -118,7 +118,8 @@ PyObject *fp_serve(struct fp_call *c, struct fp_entry *e, int allow_raise, int *
     }
     unsigned g[3];
     PyObject *odd = NULL;
-    switch (fp_grid_eval(c, NULL, g, &odd)) {
+    int r = fp_grid_eval(c, NULL, g, &odd);
+    switch (r) {
     case FP_GRID_OK:
         break;
     case FP_GRID_RAISED:
@@ -127,11 +128,12 @@ PyObject *fp_serve(struct fp_call *c, struct fp_entry *e, int allow_raise, int *
         *reason = FP_R_GRID; /* allow_raise: the error raised is the grid's */
         goto out;
     case FP_GRID_ODD:
+    case FP_GRID_VERIFY:
         if (odd_grid)
             *odd_grid = odd; /* getitem hands this result to run(grid=...) */
         else
             PY(Py_DecRef)(odd);
-        *reason = FP_R_GRID;
+        *reason = r == FP_GRID_VERIFY ? FP_R_VERIFY : FP_R_GRID;
         goto out;
     default:
         *reason = FP_R_GRID;
@@ -399,6 +401,16 @@ static void start(void)
     fp_conf.keep_gil = env_word("TRLAT_FASTPATH_GIL", "release", "keep", 0);
     fp_conf.getitem = (int)env_num("TRLAT_FASTPATH_GETITEM", 1, 1);
     fp_conf.debug = (int)env_num("TRLAT_FASTPATH_DEBUG", 0, 1);
+    fp_conf.grid = FP_GEVAL_ON;
+    const char *gv = getenv("TRLAT_FASTPATH_GRID");
+    if (gv && *gv) {
+        if (strcmp(gv, "call") == 0)
+            fp_conf.grid = FP_GEVAL_CALL;
+        else if (strcmp(gv, "skew") == 0)
+            fp_conf.grid = FP_GEVAL_SKEW;
+        else if (strcmp(gv, "eval") != 0)
+            trlat_log("TRLAT_FASTPATH_GRID=%.64s is not valid (expected eval or call); using eval", gv);
+    }
     if (fp != TRLAT_FASTPATH_OFF) {
         if (fp_memo_init(&fp_memo, fp_conf.memo_cap)) {
             trlat_log("fast path: out of memory for the memo; every call runs through Triton");

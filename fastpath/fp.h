@@ -56,6 +56,7 @@ extern const char *const fp_reason_names[FP_R_COUNT];
 
 /* ---- configuration (fastpath.c, read at start) ---- */
 enum { FP_MODE_VALUE = 0, FP_MODE_IDENT = 1 };
+enum { FP_GEVAL_CALL = 0, FP_GEVAL_ON = 1, FP_GEVAL_SKEW = 2 };
 struct fp_conf {
     int on;             /* TRLAT_FASTPATH != 0 */
     int verify;         /* TRLAT_FASTPATH=verify */
@@ -64,6 +65,7 @@ struct fp_conf {
     int keep_gil;       /* TRLAT_FASTPATH_GIL=keep: launch without releasing the GIL */
     int getitem;        /* TRLAT_FASTPATH_GETITEM=0 turns the C __getitem__ off */
     int debug;          /* TRLAT_FASTPATH_DEBUG=1: a stderr line per capture */
+    int grid;           /* TRLAT_FASTPATH_GRID: FP_GEVAL_CALL, FP_GEVAL_ON (default), FP_GEVAL_SKEW (tests) */
 };
 extern struct fp_conf fp_conf;
 
@@ -246,6 +248,20 @@ void fp_capture_launch(struct fp_capture *c, const struct trlat_launch *l);
 /* Installs the launch hooks (capture and TRLAT_FASTPATH_LOG). */
 void fp_capture_install(const char *log_path);
 void fp_capture_after_fork(void);
+
+/* ---- grid programs' arithmetic (gridop.c): Python's int operators on
+ * int64, for the grid functions fastpath/gridcheck.py accepts ---- */
+enum fp_gop {
+    FP_G_CONST = 1, FP_G_CELL = 2, FP_G_META = 3, FP_G_GLOBAL = 4,
+    FP_G_ADD = 10, FP_G_SUB, FP_G_MUL, FP_G_FLOORDIV, FP_G_MOD, FP_G_AND, FP_G_OR, FP_G_XOR, FP_G_LSHIFT,
+    FP_G_RSHIFT, FP_G_MIN, FP_G_MAX,
+    FP_G_NEG = 30, FP_G_INV = 31
+};
+/* *r = a OP b (b unused for NEG/INV) exactly as Python computes it on ints
+ * (floor division and modulo, arithmetic shifts); -1 where Python would
+ * raise (division by zero, a negative shift) or the result leaves int64
+ * (Python's ints do not overflow: the caller calls the grid instead). */
+int fp_gop_eval(int op, int64_t a, int64_t b, int64_t *r);
 
 /* ---- counters per kernel name (stats.c) ---- */
 struct fp_stat {

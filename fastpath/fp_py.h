@@ -26,6 +26,9 @@ struct fp_pyenv {
     /* types and singletons */
     void *t_long, *t_float, *t_bool, *t_str, *t_tuple, *t_list, *t_dict;
     void *t_tensor, *t_param, *t_hookchain;
+    void *t_function, *t_cell;  /* NULL when not found: grid functions are then always called */
+    void *t_getset, *t_methdescr, *generic_getattr; /* PyGetSetDescr_Type, PyMethodDescr_Type,
+                                                      PyObject_GenericGetAttr (args.c) */
     PyObject *o_true, *o_false, *o_none, *o_empty; /* o_empty: inspect.Parameter.empty */
     PyObject *exc_type;
     /* Triton 3.6 and torch */
@@ -131,13 +134,28 @@ PyObject *fp_get_stream_fn(void);
 int fp_entry_current(struct fp_entry *e, struct fp_call *c);
 
 /* ---- grid (grid.c) ---- */
-enum { FP_GRID_OK = 0, FP_GRID_NO = 1, FP_GRID_RAISED = 2, FP_GRID_ODD = 3 };
+enum { FP_GRID_OK = 0, FP_GRID_NO = 1, FP_GRID_RAISED = 2, FP_GRID_ODD = 3, FP_GRID_VERIFY = 4 };
 /* Canonicalizes the grid as JITFunction.run does (jit.py: a callable is
  * called with the bound arguments; then len and the first three items).
+ * A grid function gridprog.c has a program for is evaluated instead of
+ * called (both, and compared, in verify mode).
  * FP_GRID_NO: nothing was called and Triton must decide; FP_GRID_RAISED: the
  * callable raised (error set); FP_GRID_ODD: the callable returned something
- * the fast path does not launch (*result holds it, new reference). */
+ * the fast path does not launch (*result holds it, new reference);
+ * FP_GRID_VERIFY: verify mode found the program wrong (*result holds what
+ * the function returned, for Triton to launch). */
 int fp_grid_eval(struct fp_call *c, PyObject *bound, unsigned g[3], PyObject **result);
+
+/* ---- grid programs (gridprog.c) ---- */
+struct fp_gslot;
+/* 0 with g[] when fn (exactly a Python function) has a program that can say
+ * for this call, with *slot for fp_gprog_mismatch; -1: call it. The first
+ * sight of a code object runs the analysis (Python code). */
+int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslot **slot);
+/* Verify mode: the function disagreed with the program (result NULL: it
+ * raised, the error stays set); reports once, the function is called from
+ * then on. */
+void fp_gprog_mismatch(struct fp_gslot *s, struct fp_call *c, const unsigned g[3], PyObject *result);
 
 /* ---- replay (replay.c) ---- */
 /* Launches the entry for this call; returns the driver's result. */

@@ -47,7 +47,13 @@ int fp_grid_eval(struct fp_call *c, PyObject *bound, unsigned g[3], PyObject **r
     void *t = FP_TYPE(grid);
     if (t == fpy.t_tuple || t == fpy.t_list)
         return parse(grid, g) ? FP_GRID_NO : FP_GRID_OK;
-    if (!PY(PyCallable_Check)(grid))
+    unsigned pg[3];
+    struct fp_gslot *gs = NULL;
+    if (t == fpy.t_function && fp_gprog_eval(c, grid, pg, &gs) == 0 && !fp_conf.verify) {
+        memcpy(g, pg, sizeof pg); /* the grid function's result, without calling it (gridprog.c) */
+        return FP_GRID_OK;
+    }
+    if (t != fpy.t_function && !PY(PyCallable_Check)(grid))
         return FP_GRID_NO;
     PyObject *b = bound;
     if (!b && !(b = fp_call_bound_dict(c))) {
@@ -57,9 +63,18 @@ int fp_grid_eval(struct fp_call *c, PyObject *bound, unsigned g[3], PyObject **r
     PyObject *r = PY(PyObject_Vectorcall)(grid, &b, 1, NULL);
     if (b != bound)
         PY(Py_DecRef)(b);
-    if (!r)
+    if (!r) {
+        if (gs) /* verify: the program had a grid where the function raised */
+            fp_gprog_mismatch(gs, c, pg, NULL);
         return FP_GRID_RAISED;
-    if (parse(r, g)) {
+    }
+    int odd = parse(r, g);
+    if (gs && (odd || memcmp(g, pg, sizeof pg) != 0)) { /* verify: the program is wrong */
+        fp_gprog_mismatch(gs, c, pg, r);
+        *result = r;
+        return FP_GRID_VERIFY;
+    }
+    if (odd) {
         *result = r;
         return FP_GRID_ODD;
     }

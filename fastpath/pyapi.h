@@ -122,6 +122,13 @@ struct trlat_pymethoddef {
     X(0, int, PyDict_Watch, (int, PyObject *))            /* 3.12+ */                                 \
     X(0, int, PyType_AddWatcher, (int (*)(PyObject *)))   /* 3.12+ */                                 \
     X(0, int, PyType_Watch, (int, PyObject *))            /* 3.12+ */                                 \
+    X(0, PyObject *, PyFunction_GetCode, (PyObject *))    /* borrowed */                              \
+    X(0, void *, PyType_GetSlot, (PyObject *, int))       /* heap types; 3.10+ all types */           \
+    X(0, int, PyType_IsSubtype, (PyObject *, PyObject *))                                             \
+    X(0, int, _PyObject_GetMethod, (PyObject *, PyObject *, PyObject **)) /* 3.7+, exported */        \
+    X(0, PyObject **, _PyObject_GetDictPtr, (PyObject *)) /* exported; NULL: no dict */             \
+    X(0, PyObject *, PyFunction_GetGlobals, (PyObject *)) /* borrowed */                              \
+    X(0, PyObject *, PyFunction_GetClosure, (PyObject *)) /* borrowed; NULL when none */              \
     /* ---- end of the launch memo's block ---- */
 
 struct trlat_pyapi {

@@ -38,7 +38,11 @@ CONFIGS = [
     ("trlat profile-only", (True, {"TRLAT_FASTPATH": "0"}, "jit")),
     ("trlat fastpath hit", (True, {"TRLAT_FASTPATH": "1"}, "jit")),
     ("trlat fastpath miss", (True, {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_MEMO": "0"}, "jit")),
+    # the hit again with TRLAT_FASTPATH_PHASES=1: where its time goes (the
+    # timer's own reads make this row a little slower than the hit row)
+    ("trlat fastpath hit+phases", (True, {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_PHASES": "1"}, "jit")),
 ]
+PHASES = {}  # kernel -> [{phase: ns per hit}, ...] from TRLAT_FASTPATH_PHASES
 TARGET = {"nop_with_args": 1.3, "nop0": 1.2, "add_lambda": 1.5}
 
 
@@ -250,6 +254,31 @@ def hit_share(report):
     return hits / calls if calls else None
 
 
+def bench_cpus():
+    """The CPUs every measured process runs on (BENCH_CPUS="a,b", default the
+    last two this process may use): the same for every row, so that where
+    the scheduler puts a process does not decide the comparison."""
+    s = os.environ.get("BENCH_CPUS")
+    if s:
+        return {int(x) for x in s.split(",")}
+    return set(sorted(os.sched_getaffinity(0))[-2:])
+
+
+def pin():
+    os.sched_setaffinity(0, bench_cpus())
+
+
+def driver_mean(report):
+    """Mean driver_ns over the report's kernels (None if unreadable)."""
+    try:
+        with open(report) as f:
+            ks = json.load(f)["kernels"]
+        n = sum(k["driver_ns"]["count"] for k in ks if k.get("driver_ns"))
+        return sum(k["driver_ns"]["sum"] for k in ks if k.get("driver_ns")) / n if n else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def measure(cmd, env_extra, preload):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
@@ -260,10 +289,20 @@ def measure(cmd, env_extra, preload):
     env.update(env_extra)
     if preload:
         env["LD_PRELOAD"] = LIB
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, preexec_fn=pin)
     if env_extra.get("TRLAT_FASTPATH", "0") != "0":
         share = hit_share(report)
         HIT_RATES.setdefault(" ".join(cmd[2:]) + " " + env_extra.get("TRLAT_FASTPATH_MEMO", ""), []).append(share)
+    if env_extra.get("TRLAT_FASTPATH_PHASES") == "1":
+        for line in p.stderr.splitlines():
+            if "fast path phases over" in line:
+                got = {}
+                for part in line.split(":", 2)[-1].split(";"):
+                    words = part.split()
+                    if len(words) >= 2:
+                        got[" ".join(words[:-1])] = float(words[-1])
+                got["driver (report mean)"] = driver_mean(report)
+                PHASES.setdefault(cmd[3], []).append(got)
     if os.path.exists(report):
         os.unlink(report)
     for tok in p.stdout.split():
@@ -334,6 +373,12 @@ def main():
         ok &= good
         print("TABLE fastpath decode: eager %.1f us, fastpath %.1f us, graphs %.1f us per step; gap closed %.0f%% "
               "(target 75%%) %s" % (e, f, g, closed, "PASS" if good else "FAIL"))
+    for kname in kernels:
+        rows = PHASES.get(kname) or []
+        if rows:
+            names = list(rows[0])
+            print("fast-path hit phases %-14s %s" % (kname, "; ".join(
+                "%s %.0f ns" % (n, med([r.get(n) for r in rows])) for n in names)))
     # A "hit" row is only a hit row if the calls hit (the timed loop and its
     # warm-up: all but the first call of each process).
     for what, shares in sorted(HIT_RATES.items()):

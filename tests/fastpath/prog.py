@@ -204,6 +204,156 @@ def memo(n_keys):
     print("memo done")
 
 
+CD = triton.cdiv
+impure_calls = []
+
+
+def impure(a, b):
+    impure_calls.append(a)
+    return 1
+
+
+def workload_grids(x):
+    global CD
+    # accepted: a closure n that changes on every call, BLOCK from meta; one key
+    for i in range(N):
+        n = 1024 + 32 * i
+
+        def grid_cdiv(meta):
+            return (triton.cdiv(n, meta["BLOCK"]), )
+
+        add_kernel[grid_cdiv](x, x, x, n, BLOCK=128)
+    # accepted: this module's cdiv, min, max, next_power_of_2, a module int
+    for i in range(N):
+        n = 64 * (i + 1)
+
+        def grid_mix(meta):
+            return (min(cdiv(n, meta["BLOCK"]), 7), max(triton.next_power_of_2(n) // 256, 1), SCALE)
+
+        add_kernel[grid_mix](x, x, x, n, BLOCK=64)
+    # accepted: floor division, modulo and shifts of negative ints
+    for i in range(N):
+        n = i - N // 2
+
+        def grid_signs(meta):
+            return ((-n) // 3 % 5 + 1, (n % 7) + (n >> 1 & 3) + 1, (~n ^ n) + 2)
+
+        add_kernel[grid_signs](x, x, x, n, BLOCK=64)
+    # rejected: a tensor's attribute; a side effect; a call of len and str
+    for i in range(N):
+
+        def grid_tensor(meta):
+            return (meta["x"].n // 1024, )
+
+        add_kernel[grid_tensor](x, x, x, 64, BLOCK=64)
+    seen = []
+
+    def grid_effect(meta):
+        seen.append(meta["n"])
+        return (1, )
+
+    def grid_len(meta):
+        return (len(str(meta["n"])), )
+
+    for i in range(N):
+        add_kernel[grid_effect](x, x, x, 64 + 16 * i, BLOCK=64)
+        add_kernel[grid_len](x, x, x, 64 + 16 * i, BLOCK=64)
+    print("effect", len(seen))
+    # a bool where an int was: the function decides
+    for i in range(N):
+
+        def grid_bool(meta):
+            return (meta["b"] + 1, )
+
+        scalars_kernel[grid_bool](x, 1.5, i % 2 == 0, None, 7, 7, BLOCK=8)
+    # what the program called through, changed after it was made: a global
+    # rebound to a pure function, then to one with a side effect; the
+    # module attribute triton.cdiv replaced; its function replaced; its
+    # __dict__ replaced
+    for phase in range(3):
+        if phase == 1:
+            CD = lambda a, b: a // b + 2  # noqa: E731
+        elif phase == 2:
+            CD = impure
+        for i in range(N):
+            n = 4096 + 16 * i
+
+            def grid_rebind(meta):
+                return (CD(n, meta["BLOCK"]), )
+
+            add_kernel[grid_rebind](x, x, x, n, BLOCK=1024)
+    print("impure", len(impure_calls))
+    cdiv_obj, cdiv_fn = triton.cdiv, triton.cdiv.fn
+    for phase in range(4):
+        if phase == 1:
+            triton.cdiv = triton.constexpr_function(lambda a, b: 3)
+        elif phase == 2:
+            triton.cdiv = cdiv_obj
+            cdiv_obj.fn = lambda a, b: a // b + 5
+        elif phase == 3:
+            cdiv_obj.__dict__ = {"fn": lambda a, b: a // b + 7}  # no dict event
+        for i in range(N):
+            n = 4096 + 16 * i
+
+            def grid_attr(meta):
+                return (triton.cdiv(n, meta["BLOCK"]), )
+
+            add_kernel[grid_attr](x, x, x, n, BLOCK=1024)
+    cdiv_obj.fn = cdiv_fn
+    # a grid that raises on a hit: a closure divisor of 0
+    for d in (4, 2, 0, 1):
+
+        def grid_raise(meta):
+            return (meta["n"] // d, )
+
+        try:
+            add_kernel[grid_raise](x, x, x, 64, BLOCK=64)
+        except ZeroDivisionError as e:
+            print("raise:", type(e).__name__)
+    # past int64 the function decides; an empty grid launches nothing
+    for big in (2**40, 2**62, 3):
+
+        def grid_big(meta):
+            return (big * 4 // 2**40, )
+
+        add_kernel[grid_big](x, x, x, 64, BLOCK=64)
+
+
+def fuzz_grids(x):
+    # Python's int semantics at the edges (gridop.c): a grid function that
+    # is accepted, over values where int64 floor division, modulo and
+    # shifts are easy to get wrong or overflow (the function decides then)
+    for a in (0, 1, -1, 5, -5, 2**31, -2**31 - 1, 2**62 + 3, -2**63, 2**63 - 1):
+        for b in (1, -1, 3, -3, 2**32 + 1, -(2**40)):
+            for s in (0, 1, 5, 62, 63, 64, 100):
+
+                def fuzz_grid(meta):
+                    return ((a // b) % 997 + 1, (a % b) % 991 + min(a, b, s) % 7 + 1,
+                            ((a << s) ^ (a >> s) | -b & a) % 983 + max(b * s, a - b, a + b) % 5 + 1)
+
+                add_kernel[fuzz_grid](x, x, x, 64, BLOCK=64)
+
+
+def grids():
+    # sys.setprofile counts the calls of each grid_* function (on stderr):
+    # with the fast path on, the accepted ones run only on misses
+    x = torch.empty(4096)
+    calls = {}
+
+    def prof(frame, event, arg):
+        if event == "call" and frame.f_code.co_name.startswith("grid_"):
+            calls[frame.f_code.co_name] = calls.get(frame.f_code.co_name, 0) + 1
+
+    sys.setprofile(prof)
+    try:
+        workload_grids(x)
+        fuzz_grids(x)
+    finally:
+        sys.setprofile(None)
+    print(" ".join("%s=%d" % kv for kv in sorted(calls.items())), file=sys.stderr)
+    print("grids done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

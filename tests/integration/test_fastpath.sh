@@ -54,6 +54,37 @@ for PY in "${pythons[@]}"; do
     expect "py$v report off: fastpath null" "$(fpk off '[k["fastpath"] for k in r["kernels"]][:1]')" "[None]"
     expect "py$v nothing on stderr" "$(cat "$WORK/on.err" "$WORK/ver.err")" ""
 
+    # grid functions (gridprog.c): the ones gridcheck.py accepts are not
+    # called on hits (prog.py counts calls with sys.setprofile, on stderr),
+    # the others are; launches are the same; verify finds a wrong program
+    run goff 0 grids 10
+    run gon 1 grids 10 TRLAT_FASTPATH_DEBUG=1
+    run gver verify grids 10
+    run gskew verify grids 10 TRLAT_FASTPATH_GRID=skew
+    run gskon 1 grids 10 TRLAT_FASTPATH_GRID=skew
+    run gcall 1 grids 10 TRLAT_FASTPATH_GRID=call
+    same "py$v grids" goff gon
+    same "py$v grids verify" goff gver
+    same "py$v grids verify, wrong programs" goff gskew
+    same "py$v grids always called" goff gcall
+    gcalls() { grep '^grid_' "$WORK/$1.err"; }
+    expect "py$v grids: every grid function called on every call with the fast path off" "$(gcalls goff)" \
+        "grid_attr=40 grid_big=3 grid_bool=10 grid_cdiv=10 grid_effect=10 grid_len=10 grid_mix=10 grid_raise=4 grid_rebind=30 grid_signs=10 grid_tensor=10"
+    # accepted: called by Triton on misses only (keys shared between grids:
+    # grid_attr never misses), and where the program cannot say (grid_big
+    # past int64, grid_raise dividing by 0, grid_rebind once its global is
+    # impure); rejected (a tensor attribute, a side effect, len/str, a bool
+    # value): every call
+    expect "py$v grids: accepted grids not called on hits" "$(gcalls gon)" \
+        "grid_big=1 grid_bool=10 grid_cdiv=1 grid_effect=10 grid_len=10 grid_mix=1 grid_raise=1 grid_rebind=11 grid_signs=2 grid_tensor=10"
+    expect "py$v grids: verify and TRLAT_FASTPATH_GRID=call call them all" "$(gcalls gver):$(gcalls gcall)" "$(gcalls goff):$(gcalls goff)"
+    expect "py$v grids: analysis verdicts" "$(grep -o 'grid function grid_[a-z]* ([^)]*): [a-z ]*' "$WORK/gon.err" | sed 's/ (.*)//; s/ *$//' | sort -u | tr '\n' ';')" \
+        "grid function grid_attr: evaluated without calling it;grid function grid_big: evaluated without calling it;grid function grid_bool: evaluated without calling it;grid function grid_cdiv: evaluated without calling it;grid function grid_effect: called on every hit;grid function grid_len: called on every hit;grid function grid_mix: evaluated without calling it;grid function grid_raise: evaluated without calling it;grid function grid_rebind: called on every hit;grid function grid_rebind: evaluated without calling it;grid function grid_signs: evaluated without calling it;grid function grid_tensor: called on every hit;"
+    expect "py$v grids: fallbacks (the grid that raised)" "$(fpk gon '[(k["name"], k["fastpath"]["fallbacks"]) for k in r["kernels"] if k["fastpath"]["fallbacks"]]')" "[('add_kernel', {'grid': 1})]"
+    expect "py$v grids verify: zero mismatches, same hits" "$(reason gver verify_mismatch):$(total gver hits)" "0:$(total gon hits)"
+    expect "py$v grids verify: each wrong program reported once" "$(reason gskew verify_mismatch):$(grep -c 'fast path verify: add_kernel: the grid computed from grid function' "$WORK/gskew.err")" "8:8"
+    if cmp -s "$WORK/goff.log" "$WORK/gskon.log"; then fail "py$v grids: a wrong program changes launches" "same"; else ok "py$v grids: a wrong program changes launches"; fi
+
     # a memo smaller than the keys in use: bounded, still right
     run moff 0 memo 20
     run small 1 memo 20 TRLAT_FASTPATH_MEMO=4
@@ -108,3 +139,22 @@ for PY in "${pythons[@]}"; do
     expect "py$v no context: counted (all but the 3 first misses)" "$(reason con context)" 27
 done
 [ ${#pythons[@]} -gt 0 ] || fail "python" "no python3 found"
+
+# real torch tensors (torch's own getters, the type watcher that turns them
+# off): only where TRLAT_TORCH_PYTHON names a Python with torch (CPU will do).
+# Addresses differ between runs: the logs name each pointer by first use.
+norm() { awk '{ n = split($0, f, /[|=]/); o = ""; for (i = 1; i <= n; i++) { v = f[i]
+    if (length(v) == 16 && v ~ /^[0-9a-f]+$/ && v != "0000000000000000") { if (!(v in id)) id[v] = "P" (++k); v = id[v] }
+    o = o v "|" } print o }' "$WORK/$1.log" >"$WORK/$1.norm"; }
+if [ -n "${TRLAT_TORCH_PYTHON:-}" ]; then
+    PY=$TRLAT_TORCH_PYTHON PROG=$ROOT/tests/fastpath/realtorch.py
+    run rtoff 0 main 10
+    run rton 1 main 10
+    run rtver verify main 10
+    for t in rtoff rton rtver; do norm $t; done
+    expect "torch: same output" "$(cat "$WORK/rton.out"):$(cat "$WORK/rtver.out")" "$(cat "$WORK/rtoff.out"):$(cat "$WORK/rtoff.out")"
+    if cmp -s "$WORK/rtoff.norm" "$WORK/rton.norm" && cmp -s "$WORK/rtoff.norm" "$WORK/rtver.norm" && [ -s "$WORK/rtoff.norm" ]; then
+        ok "torch: same launches"; else fail "torch: same launches" "$(diff "$WORK/rtoff.norm" "$WORK/rton.norm" | head -4)"; fi
+    expect "torch: hits; a subclass falls back" "$(total rton hits):$(reason rton argtype)" "66:10"
+    expect "torch verify: zero mismatches, same hits" "$(reason rtver verify_mismatch):$(total rtver hits)" "0:66"
+fi

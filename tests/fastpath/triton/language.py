@@ -11,3 +11,7 @@ class constexpr:
 float32 = "fp32"
 int32 = "i32"
 int64 = "i64"
+
+
+def _unwrap_if_constexpr(o):
+    return o.value if isinstance(o, constexpr) else o

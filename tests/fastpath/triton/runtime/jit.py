@@ -124,7 +124,8 @@ def specialize_impl(backend, arg, is_const, specialize, align):
     if arg is None:
         return ("constexpr", None)
     if isinstance(arg, torch.Tensor) or hasattr(arg, "data_ptr"):
-        ty = "*" + _CANON[arg.dtype.name]
+        dt = arg.dtype  # the stand-in's dtype has .name; real torch's prints "torch.float32"
+        ty = "*" + _CANON[getattr(dt, "name", None) or str(dt).split(".")[-1]]
         if not specialize:
             return (ty, None)
         # FAKE_TRITON_ALIGN: a Triton that specializes differently from the
@@ -359,6 +360,52 @@ class JITFunction(KernelInterface):
             kernel.run(grid_0, grid_1, grid_2, stream, kernel.function, kernel.packed_metadata, launch_metadata,
                        knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook, *nonconst)
         return kernel
+
+
+class JITCallable:
+    """jit.py JITCallable, reduced: holds the Python function."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+class BoundConstexprFunction(JITCallable):
+
+    def __init__(self, instance, fn):
+        self.__self__ = instance
+        self.__func__ = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.__func__(self.__self__, *args, **kwargs)
+
+
+class ConstexprFunction(JITCallable):
+    """jit.py ConstexprFunction (3.6): host calls unwrap constexpr arguments,
+    call the raw function and return its result (a list and a dict built on
+    every call, as Triton's does)."""
+
+    def __init__(self, fn):
+        super().__init__(fn)
+
+    def __get__(self, obj, objclass):
+        if obj is not None:
+            return BoundConstexprFunction(obj, self)
+        return self
+
+    def __call__(self, *args, _semantic=None, **kwargs):
+        from triton.language import _unwrap_if_constexpr, constexpr
+        args = [_unwrap_if_constexpr(x) for x in args]
+        kwargs = {k: _unwrap_if_constexpr(v) for (k, v) in kwargs.items()}
+        res = self.fn(*args, **kwargs)
+        if _semantic is None:
+            return res
+        if knobs.runtime.interpret:
+            return res
+        return constexpr(res)
+
+
+def constexpr_function(fn):
+    return ConstexprFunction(fn)
 
 
 def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None):
