@@ -15,6 +15,7 @@
  * Anything else (tuples, tensor descriptors, constexpr objects, functions,
  * other numbers) is a fallback: the key could not describe it. */
 #include "fastpath/fp_py.h"
+#include "fastpath/phases.h"
 
 static int is_name(PyObject *s, PyObject *interned)
 {
@@ -453,6 +454,7 @@ int fp_call_key(struct fp_call *c)
         }
     if (read_device(c))
         return FP_R_DEVICE + 1;
+    fp_phase(FP_PH_DEVICE);
 
     struct fp_key *k = &c->key;
     fp_key_reset(k);

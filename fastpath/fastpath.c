@@ -5,6 +5,7 @@
  * module: options at start, counters in the report, fork. */
 #include "fastpath/fastpath.h"
 #include "fastpath/fp_py.h"
+#include "fastpath/phases.h"
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/trlat.h"
@@ -71,8 +72,10 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
         r = FP_R_WARMUP + 1;
     if (!r)
         r = fp_guards(L, c->getitem);
+    fp_phase(FP_PH_GUARDS);
     if (!r)
         r = fp_call_key(c);
+    fp_phase(FP_PH_KEY);
     if (r) {
         *reason = r - 1;
         return FP_FALLBACK;
@@ -97,6 +100,7 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
         return FP_MISS;
     }
     *out = e;
+    fp_phase(FP_PH_MEMO);
     return FP_HIT;
 }
 

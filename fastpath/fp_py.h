@@ -156,6 +156,9 @@ int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslo
  * raised, the error stays set); reports once, the function is called from
  * then on. */
 void fp_gprog_mismatch(struct fp_gslot *s, struct fp_call *c, const unsigned g[3], PyObject *result);
+/* A program's closure-cell guard: closure (a grid function's __closure__,
+ * NULL when none) has a cell at idx that holds want; 1 yes, 0 no. */
+int fp_gprog_cell_is(PyObject *closure, Py_ssize_t idx, PyObject *want);
 
 /* ---- replay (replay.c) ---- */
 /* Launches the entry for this call; returns the driver's result. */

@@ -74,6 +74,7 @@ static int needed_api(void)
 {
     /* the optional entries of pyapi.h the memo cannot do without */
     return PY(PyObject_GetAttr) && PY(PyObject_SetAttr) && PY(PyObject_VectorcallMethod) &&
+           PY(PyObject_Vectorcall) && /* exported from 3.11 (an inline before) */
            PY(PyObject_RichCompare) && PY(PyCallable_Check) && PY(PyLong_AsLongLongAndOverflow) &&
            PY(PyLong_AsUnsignedLongLong) && PY(PyLong_FromLongLong) && PY(PyFloat_AsDouble) &&
            PY(PyDict_GetItemWithError) && PY(PyDict_Next) && PY(PyDict_Size) && PY(PyDict_Copy) &&
@@ -192,7 +193,7 @@ int fp_py_init(void)
         if (PY(PyErr_Occurred) && PY(PyErr_Occurred)())
             PY(PyErr_Clear)();
         static atomic_flag once;
-        trlat_log_once(&once, "fast path: this Python or Triton is not one it knows (needs CPython 3.9+ with a GIL, "
+        trlat_log_once(&once, "fast path: this Python or Triton is not one it knows (needs CPython 3.11+ with a GIL, "
                               "Triton 3.6's JITFunction and torch); every call runs through Triton");
         return 0;
     }

@@ -8,6 +8,7 @@
  * Calls it cannot mirror exactly (grid or warmup among the keywords, a
  * subclass, a fast path that is off) go through the original lambda. */
 #include "fastpath/fp_py.h"
+#include "fastpath/phases.h"
 #include "fastpath/pyhook.h"
 #include "interpose/clock.h"
 #include "interpose/log.h"
@@ -167,39 +168,11 @@ static void count_pycall(int launched)
                               memory_order_relaxed);
 }
 
-/* TRLAT_FASTPATH_PHASES=1 (a measuring aid): where a hit's host time goes
- * inside this function, summed over hits and printed at exit. */
-enum { PH_ARGS, PH_LOOKUP, PH_SERVE, PH_REST, PH_N };
-static int phases_on;
-static _Atomic uint64_t phase_sum[PH_N], phase_hits;
-
-static void phases_print(void)
-{
-    uint64_t n = atomic_load(&phase_hits);
-    if (!n)
-        return;
-    static const char *const names[PH_N] = {"entry+arguments", "key+memo lookup", "grid+replay (driver incl.)",
-                                            "exit"};
-    char line[512];
-    int len = snprintf(line, sizeof line, "fast path phases over %llu hits, ns per hit:", (unsigned long long)n);
-    for (int i = 0; i < PH_N && len > 0 && len < (int)sizeof line; i++)
-        len += snprintf(line + len, sizeof line - (size_t)len, " %s %.0f;", names[i],
-                        (double)trlat_ticks_ns(atomic_load(&phase_sum[i])) / (double)n);
-    trlat_log("%s", line);
-}
-
-static void phases_add(const uint64_t t[PH_N + 1])
-{
-    for (int i = 0; i < PH_N; i++)
-        atomic_fetch_add_explicit(&phase_sum[i], t[i + 1] - t[i], memory_order_relaxed);
-    atomic_fetch_add_explicit(&phase_hits, 1, memory_order_relaxed);
-}
-
 static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    uint64_t ph[PH_N + 1] = {0};
-    if (__builtin_expect(phases_on, 0))
-        ph[0] = trlat_ticks();
+    if (__builtin_expect(fp_phases_on, 0))
+        memset(fp_phase_t, 0, sizeof fp_phase_t);
+    fp_phase(FP_PH_ENTRY);
     struct fp_launcher *l = (struct fp_launcher *)self;
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
     if (!fp_conf.on || fpy.ready <= 0 || has_run_keyword(kwnames))
@@ -224,16 +197,11 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     int reason = FP_R_BINDING, served = 0;
     struct fp_entry *e;
     if (fp_call_from_vector(&c, l->jitfn, l->grid, args, nargs, kwnames) == 0) {
-        if (__builtin_expect(phases_on, 0))
-            ph[PH_LOOKUP] = trlat_ticks();
-        int found = fp_lookup(&c, &e, &reason);
-        if (__builtin_expect(phases_on, 0))
-            ph[PH_SERVE] = trlat_ticks();
-        switch (found) {
+        fp_phase(FP_PH_ARGS);
+        switch (fp_lookup(&c, &e, &reason)) {
         case FP_HIT:
             k = fp_serve(&c, e, 1, &reason, &odd);
-            if (__builtin_expect(phases_on, 0))
-                ph[PH_REST] = trlat_ticks();
+            fp_phase(FP_PH_SERVE);
             if (k) {
                 served = 1;
                 fp_count(c.L, FP_HIT, 0);
@@ -267,9 +235,9 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
         k = via_run(l, grid, args, nargs, kwnames, miss);
     drop(odd);
     fp_call_release(&c);
-    if (__builtin_expect(phases_on, 0) && ph[PH_REST] && served && k) {
-        ph[PH_N] = trlat_ticks();
-        phases_add(ph);
+    if (__builtin_expect(fp_phases_on, 0) && served && k) {
+        fp_phase(FP_PH_EXIT);
+        fp_phases_commit();
     }
     return k;
 }
@@ -318,9 +286,7 @@ void fp_getitem_install(void)
         PY(Py_IncRef)(names[i]);
         PY(PyTuple_SetItem)(s_grid_warmup, i, names[i]);
     }
-    const char *ph = getenv("TRLAT_FASTPATH_PHASES");
-    if (ph && strcmp(ph, "1") == 0 && atexit(phases_print) == 0)
-        phases_on = 1;
+    fp_phases_init();
     orig_getitem = PY(PyObject_GetAttrString)(fpy.jit_cls, "__getitem__");
     launcher_type = PY(PyType_FromSpec)(&spec);
     PyObject *descr = launcher_type && orig_getitem && s_grid_warmup ? PY(PyDescr_NewMethod)(fpy.jit_cls, &getitem_def) : NULL;

@@ -2,13 +2,15 @@
 # code object of a grid function, it decides whether `grid(meta)` is a pure
 # function of exact ints (the grid's closure cells, meta[<str>], module-level
 # ints) through + - * // % & | ^ << >> unary - ~, min/max, triton.cdiv,
-# triton.next_power_of_2 and plain Python functions made of the same, and
-# returns it as a straight-line program the C side evaluates on a hit
-# instead of calling the grid. Anything else (a jump, an attribute of a
-# value, a method call, a float, a keyword argument, a store outside the
-# function's locals) rejects the grid: it is then called as Triton would.
-# Nothing here runs the program's code or any user code: the objects it
-# looks at are read through exact types and real dicts.
+# triton.next_power_of_2 and plain Python functions made of the same (named
+# by globals, module attributes, or closure cells holding the module or the
+# function, each guarded on every hit to be the same object), and returns
+# it as a straight-line program the C side evaluates on a hit instead of
+# calling the grid. Anything else (a jump, an attribute of a value other
+# than a module, a method call, a float, a keyword argument, a store
+# outside the function's locals) rejects the grid: it is then called as
+# Triton would. Nothing here runs the program's code or any user code: the
+# objects it looks at are read through exact types and real dicts.
 #
 # analyze(fn) -> a reason (str) or (insns, outs, guards, slow_guards):
 #   insns: one tuple per register, in order:
@@ -25,6 +27,9 @@
 #     (G_GETATTR, obj, name, value): getattr(obj, name) is value
 #     (G_DICTOF, obj, dict, None): obj.__dict__ is dict (lets the C side
 #       watch that dict instead of reading the attribute on every hit)
+#     (G_CELL, closure index, obj, None): the called grid function's
+#       __closure__[index].cell_contents is obj (a module, a function, a
+#       ConstexprFunction, min or max held by a closure cell)
 #   slow_guards (checked when a watched type changed, or always without
 #   watchers): (G_ATTR, type, name, value): getattr(type, name) is value
 import sys
@@ -35,7 +40,7 @@ import dis
 OP_CONST, OP_CELL, OP_META, OP_GLOBAL = 1, 2, 3, 4
 OP_ADD, OP_SUB, OP_MUL, OP_FLOORDIV, OP_MOD, OP_AND, OP_OR, OP_XOR, OP_LSHIFT, OP_RSHIFT, OP_MIN, OP_MAX = range(10, 22)
 OP_NEG, OP_INV = 30, 31
-G_IS, G_ABSENT, G_CODE, G_TYPE, G_ATTR, G_GETATTR, G_DICTOF = 1, 2, 3, 4, 5, 6, 7
+G_IS, G_ABSENT, G_CODE, G_TYPE, G_ATTR, G_GETATTR, G_DICTOF, G_CELL = 1, 2, 3, 4, 5, 6, 7, 8
 
 _BINARY = {"+": OP_ADD, "-": OP_SUB, "*": OP_MUL, "//": OP_FLOORDIV, "%": OP_MOD, "&": OP_AND, "|": OP_OR,
            "^": OP_XOR, "<<": OP_LSHIFT, ">>": OP_RSHIFT}
@@ -145,6 +150,28 @@ def _constexpr_function_class():
     return d.get("ConstexprFunction") if type(d) is dict else None
 
 
+def _cell(prog, fn, i):
+    """The grid's closure cell i: an int register read on every hit, or the
+    object it holds (a module, a function, a ConstexprFunction, min/max:
+    what an attribute or a call accepts) guarded on every hit to be still
+    that object in the cell of the function being called (a new function
+    object on every call: its cells, not these)."""
+    import builtins
+    cl = fn.__closure__
+    if type(cl) is not tuple or not 0 <= i < len(cl) or type(cl[i]) is not types.CellType:
+        raise Reject("a closure that is not a tuple of cells")
+    try:
+        v = cl[i].cell_contents
+    except ValueError:  # empty: the int read finds no int, the grid raises NameError
+        v = None
+    cf = _constexpr_function_class()
+    if (type(v) is types.ModuleType or type(v) is types.FunctionType or (cf is not None and type(v) is cf)
+            or v is builtins.min or v is builtins.max):
+        prog.guards.append((G_CELL, i, v, None))
+        return _Obj(v)
+    return prog.add((OP_CELL, i, 0))
+
+
 def _call(prog, callee, args, depth):
     import builtins
     regs = []
@@ -249,7 +276,7 @@ def _run(prog, fn, code, env, meta_name, depth):
                 raise Reject("a cell variable")
             i = code.co_freevars.index(val)
             if i not in prog.cells:
-                prog.cells[i] = prog.add((OP_CELL, i, 0))
+                prog.cells[i] = _cell(prog, fn, i)
             stack.append(prog.cells[i])
         elif op == "LOAD_GLOBAL":
             v = _global(prog, g, val)

@@ -6,16 +6,16 @@
  * directory, as pyhook.py is) decides whether it is a pure function of
  * exact ints and, if so, returns a straight-line program over its closure
  * cells, meta[<str>] (the bound arguments) and module-level ints, with the
- * guards that keep that true (the globals and module attributes it called
- * through, the called functions' code). A hit then evaluates the program
- * (gridop.c: Python's int semantics on int64) instead of calling the grid;
- * whenever the program cannot say (a value that is not an exact int, a
- * result outside int64, a division by zero, a guard that no longer holds,
- * another globals dict) the grid function is called as before. Programs
- * are kept per code object (at most GP_MAX, never freed: a replaced one is
- * retired, since a caller may still hold its slot). TRLAT_FASTPATH=verify
- * calls the grid as well and compares (grid.c). Everything runs with the
- * GIL held. */
+ * guards that keep that true (the globals, module attributes and closure
+ * cells it called through, the called functions' code). A hit then
+ * evaluates the program (gridop.c: Python's int semantics on int64)
+ * instead of calling the grid; whenever the program cannot say (a value
+ * that is not an exact int, a result outside int64, a division by zero, a
+ * guard that no longer holds, another globals dict) the grid function is
+ * called as before. Programs are kept per code object (at most GP_MAX,
+ * never freed: a replaced one is retired, since a caller may still hold its
+ * slot). TRLAT_FASTPATH=verify calls the grid as well and compares
+ * (grid.c). Everything runs with the GIL held. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
 
@@ -30,7 +30,7 @@
 #define GP_MAX_INSNS 256
 #define GP_TRIES 4      /* analyses of one code object (a guard that broke: look again) */
 
-enum { G_IS = 1, G_ABSENT = 2, G_CODE = 3, G_TYPE = 4, G_ATTR = 5, G_GETATTR = 6, G_DICTOF = 7 };
+enum { G_IS = 1, G_ABSENT = 2, G_CODE = 3, G_TYPE = 4, G_ATTR = 5, G_GETATTR = 6, G_DICTOF = 7, G_CELL = 8 };
 
 struct gp_insn {
     int32_t op, a, b;
@@ -40,6 +40,7 @@ struct gp_insn {
 };
 struct gp_guard {
     int kind;
+    Py_ssize_t idx;     /* G_CELL: the closure index (a: the index as an int) */
     PyObject *a, *b, *c;
 };
 struct gp_prog {
@@ -255,19 +256,23 @@ static struct gp_prog *build(PyObject *res, PyObject *globals)
      * event). The grid's globals change whenever its module rebinds any
      * name (a loop variable at module level): watching them would move the
      * epoch all the time, so those are looked up on every hit, as are a
-     * function's code and an object's type (no event). */
+     * function's code, an object's type (no event) and what a closure cell
+     * of the called grid function holds (a new function on every call). */
     uint32_t nhit = 0, nep = 0, nx = 0;
     struct gp_guard *ep = calloc((size_t)(ng + ns) + 1, sizeof *ep), *all = calloc((size_t)(ng + ns) + 1, sizeof *all);
     if (!ep || !all)
         goto bad_ep;
     for (Py_ssize_t i = 0; i < ng + ns; i++) {
         PyObject *t = i < ng ? item(guards, i) : item(slow, i - ng);
-        long kind;
-        if (small(item(t, 0), G_IS, G_DICTOF, &kind) || (i < ng) == (kind == G_ATTR))
+        long kind, idx = 0;
+        if (small(item(t, 0), G_IS, G_CELL, &kind) || (i < ng) == (kind == G_ATTR))
             goto bad_ep;
-        struct gp_guard x = {(int)kind, item(t, 1), item(t, 2), item(t, 3)};
+        struct gp_guard x = {(int)kind, 0, item(t, 1), item(t, 2), item(t, 3)};
         if (!x.a || !x.b || !x.c)
             goto bad_ep;
+        if (kind == G_CELL && small(x.a, 0, 1 << 20, &idx))
+            goto bad_ep;
+        x.idx = idx;
         if ((kind == G_IS || kind == G_ABSENT) && (FP_TYPE(x.a) != fpy.t_dict || FP_TYPE(x.b) != fpy.t_str))
             goto bad_ep;
         if (kind == G_CODE && FP_TYPE(x.a) != fpy.t_function)
@@ -391,6 +396,11 @@ static struct fp_gslot *slot_of(PyObject *code, PyObject *fn)
 /* ---- a hit ---- */
 enum { GP_OK = 0, GP_CALL = 1, GP_STALE = 2 };
 
+struct gp_cell { /* PyCellObject */
+    struct fp_pyhead head;
+    PyObject *ref;
+};
+
 static int exact_int(PyObject *v, int64_t *out)
 {
     if (!v || FP_TYPE(v) != fpy.t_long)
@@ -411,7 +421,15 @@ static PyObject *dict_get(PyObject *d, PyObject *k)
     return v;
 }
 
-static int guard_holds(const struct gp_guard *g)
+int fp_gprog_cell_is(PyObject *closure, Py_ssize_t idx, PyObject *want)
+{
+    if (!closure || FP_TYPE(closure) != fpy.t_tuple || idx < 0 || idx >= PY(PyTuple_Size)(closure))
+        return 0;
+    PyObject *v = PY(PyTuple_GetItem)(closure, idx);
+    return v && FP_TYPE(v) == fpy.t_cell && ((struct gp_cell *)v)->ref == want;
+}
+
+static int guard_holds(const struct gp_guard *g, PyObject *closure)
 {
     PyObject *v;
     switch (g->kind) {
@@ -427,6 +445,8 @@ static int guard_holds(const struct gp_guard *g)
         PyObject **dp = PY(_PyObject_GetDictPtr)(g->a);
         return dp && *dp == g->b;
     }
+    case G_CELL:
+        return fp_gprog_cell_is(closure, g->idx, g->b);
     case G_ATTR:
     case G_GETATTR:
         v = fp_getattr(g->a, g->b);
@@ -437,14 +457,14 @@ static int guard_holds(const struct gp_guard *g)
     }
 }
 
-static int guards_hold(struct gp_prog *p)
+static int guards_hold(struct gp_prog *p, PyObject *closure)
 {
     for (uint32_t i = 0; i < p->nhit; i++)
-        if (!guard_holds(&p->guards[i]))
+        if (!guard_holds(&p->guards[i], closure))
             return 0;
     if (p->nepoch && (!fpy.watchers || p->epoch != fpy.epoch)) {
         for (uint32_t i = p->nhit; i < p->nhit + p->nepoch; i++)
-            if (!guard_holds(&p->guards[i]))
+            if (!guard_holds(&p->guards[i], closure))
                 return 0;
         p->epoch = fpy.epoch;
     }
@@ -474,20 +494,15 @@ static void resolve_meta(struct gp_prog *p, const struct fp_layout *L)
     p->meta_layout = L->id;
 }
 
-struct gp_cell { /* PyCellObject */
-    struct fp_pyhead head;
-    PyObject *ref;
-};
-
 static int run(struct gp_prog *p, const struct fp_call *c, PyObject *fn, unsigned g[3])
 {
     if (PY(PyFunction_GetGlobals)(fn) != p->globals)
         return GP_CALL; /* the same code run in another module's globals */
-    if (!guards_hold(p))
-        return GP_STALE;
+    PyObject *closure = PY(PyFunction_GetClosure)(fn);
+    if (!guards_hold(p, closure))
+        return GP_STALE; /* a cell holding another module or function: analysed again too */
     if (p->meta_layout != c->L->id)
         resolve_meta(p, c->L);
-    PyObject *closure = PY(PyFunction_GetClosure)(fn);
     Py_ssize_t ncl = closure && FP_TYPE(closure) == fpy.t_tuple ? PY(PyTuple_Size)(closure) : 0;
     int64_t R[GP_MAX_INSNS];
     for (uint32_t i = 0; i < p->n; i++) {

@@ -5,6 +5,7 @@
 import os
 import sys
 import threading
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
@@ -319,6 +320,60 @@ def workload_grids(x):
         add_kernel[grid_big](x, x, x, 64, BLOCK=64)
 
 
+LAMBDAS = {}  # code object -> the name prog.py counts its calls under
+
+
+def workload_cells(x):
+    import triton  # noqa: F811 (a local: the grids below reach the module through a closure cell)
+    cd, mx = triton.cdiv, max
+
+    def helper(a, b):
+        return (a + b - 1) // b
+
+    # accepted: the module, a ConstexprFunction, max and a local function,
+    # each held by a closure cell of a new grid function on every call
+    for i in range(N):
+        n = 2048 + 32 * i
+        grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]), )  # noqa: E731
+        LAMBDAS[grid.__code__] = "grid_lambda"
+        add_kernel[grid](x, x, x, n, BLOCK=256)
+
+        def grid_cellmod(meta):
+            return (triton.cdiv(n, meta["BLOCK"]), triton.next_power_of_2(n) // 1024)
+
+        add_kernel[grid_cellmod](x, x, x, n, BLOCK=256)
+
+        def grid_cellfn(meta):
+            return (cd(n, meta["BLOCK"]) + helper(n, 512), mx(n // 1024, 1))
+
+        add_kernel[grid_cellfn](x, x, x, n, BLOCK=256)
+    # the cell rebound between calls: another module (its cdiv adds 3: the
+    # program looks again), an object that is not a module (the grid is
+    # called from then on), triton again
+    fake = types.ModuleType("fake_triton")
+    fake.cdiv = triton.constexpr_function(lambda a, b: a // b + 3)
+    ns = types.SimpleNamespace(cdiv=lambda a, b: a // b + 5)
+    for mod in (triton, fake, ns, triton):
+        for i in range(N):
+            n = 4096 + 16 * i
+
+            def grid_cellrebind(meta):
+                return (mod.cdiv(n, meta["BLOCK"]), )
+
+            add_kernel[grid_cellrebind](x, x, x, n, BLOCK=1024)
+
+    # two closures of one code object, alternating: triton, then fake
+    def make(m):
+        def grid_cellsep(meta):
+            return (m.cdiv(meta["n"], meta["BLOCK"]), )
+
+        return grid_cellsep
+
+    sep = (make(triton), make(fake))
+    for i in range(N):
+        add_kernel[sep[i % 2]](x, x, x, 4096 + 16 * i, BLOCK=1024)
+
+
 def fuzz_grids(x):
     # Python's int semantics at the edges (gridop.c): a grid function that
     # is accepted, over values where int64 floor division, modulo and
@@ -341,12 +396,15 @@ def grids():
     calls = {}
 
     def prof(frame, event, arg):
-        if event == "call" and frame.f_code.co_name.startswith("grid_"):
-            calls[frame.f_code.co_name] = calls.get(frame.f_code.co_name, 0) + 1
+        if event == "call":
+            name = LAMBDAS.get(frame.f_code, frame.f_code.co_name)
+            if name.startswith("grid_"):
+                calls[name] = calls.get(name, 0) + 1
 
     sys.setprofile(prof)
     try:
         workload_grids(x)
+        workload_cells(x)
         fuzz_grids(x)
     finally:
         sys.setprofile(None)

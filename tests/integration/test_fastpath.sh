@@ -69,20 +69,26 @@ for PY in "${pythons[@]}"; do
     same "py$v grids always called" goff gcall
     gcalls() { grep '^grid_' "$WORK/$1.err"; }
     expect "py$v grids: every grid function called on every call with the fast path off" "$(gcalls goff)" \
-        "grid_attr=40 grid_big=3 grid_bool=10 grid_cdiv=10 grid_effect=10 grid_len=10 grid_mix=10 grid_raise=4 grid_rebind=30 grid_signs=10 grid_tensor=10"
+        "grid_attr=40 grid_big=3 grid_bool=10 grid_cdiv=10 grid_cellfn=10 grid_cellmod=10 grid_cellrebind=40 grid_cellsep=10 grid_effect=10 grid_lambda=10 grid_len=10 grid_mix=10 grid_raise=4 grid_rebind=30 grid_signs=10 grid_tensor=10"
     # accepted: called by Triton on misses only (keys shared between grids:
-    # grid_attr never misses), and where the program cannot say (grid_big
-    # past int64, grid_raise dividing by 0, grid_rebind once its global is
-    # impure); rejected (a tensor attribute, a side effect, len/str, a bool
-    # value): every call
+    # grid_attr, grid_cellmod, grid_cellfn never miss), and where the
+    # program cannot say (grid_big past int64, grid_raise dividing by 0,
+    # grid_rebind once its global is impure); rejected (a tensor attribute,
+    # a side effect, len/str, a bool value): every call. Closure cells
+    # holding triton (grid_lambda, grid_cellmod: `import triton` in the
+    # function), triton.cdiv, max or a local function (grid_cellfn): not
+    # called on hits; grid_cellrebind's cell rebound to another module
+    # (analysed again), then to a namespace (called from then on: 2 x 10);
+    # grid_cellsep alternating between two closures: analysed again until
+    # the 4th try, then called whenever the cell is not the last one's (3)
     expect "py$v grids: accepted grids not called on hits" "$(gcalls gon)" \
-        "grid_big=1 grid_bool=10 grid_cdiv=1 grid_effect=10 grid_len=10 grid_mix=1 grid_raise=1 grid_rebind=11 grid_signs=2 grid_tensor=10"
+        "grid_big=1 grid_bool=10 grid_cdiv=1 grid_cellrebind=20 grid_cellsep=3 grid_effect=10 grid_lambda=1 grid_len=10 grid_mix=1 grid_raise=1 grid_rebind=11 grid_signs=2 grid_tensor=10"
     expect "py$v grids: verify and TRLAT_FASTPATH_GRID=call call them all" "$(gcalls gver):$(gcalls gcall)" "$(gcalls goff):$(gcalls goff)"
     expect "py$v grids: analysis verdicts" "$(grep -o 'grid function grid_[a-z]* ([^)]*): [a-z ]*' "$WORK/gon.err" | sed 's/ (.*)//; s/ *$//' | sort -u | tr '\n' ';')" \
-        "grid function grid_attr: evaluated without calling it;grid function grid_big: evaluated without calling it;grid function grid_bool: evaluated without calling it;grid function grid_cdiv: evaluated without calling it;grid function grid_effect: called on every hit;grid function grid_len: called on every hit;grid function grid_mix: evaluated without calling it;grid function grid_raise: evaluated without calling it;grid function grid_rebind: called on every hit;grid function grid_rebind: evaluated without calling it;grid function grid_signs: evaluated without calling it;grid function grid_tensor: called on every hit;"
+        "grid function grid_attr: evaluated without calling it;grid function grid_big: evaluated without calling it;grid function grid_bool: evaluated without calling it;grid function grid_cdiv: evaluated without calling it;grid function grid_cellfn: evaluated without calling it;grid function grid_cellmod: evaluated without calling it;grid function grid_cellrebind: called on every hit;grid function grid_cellrebind: evaluated without calling it;grid function grid_cellsep: evaluated without calling it;grid function grid_effect: called on every hit;grid function grid_len: called on every hit;grid function grid_mix: evaluated without calling it;grid function grid_raise: evaluated without calling it;grid function grid_rebind: called on every hit;grid function grid_rebind: evaluated without calling it;grid function grid_signs: evaluated without calling it;grid function grid_tensor: called on every hit;"
     expect "py$v grids: fallbacks (the grid that raised)" "$(fpk gon '[(k["name"], k["fastpath"]["fallbacks"]) for k in r["kernels"] if k["fastpath"]["fallbacks"]]')" "[('add_kernel', {'grid': 1})]"
     expect "py$v grids verify: zero mismatches, same hits" "$(reason gver verify_mismatch):$(total gver hits)" "0:$(total gon hits)"
-    expect "py$v grids verify: each wrong program reported once" "$(reason gskew verify_mismatch):$(grep -c 'fast path verify: add_kernel: the grid computed from grid function' "$WORK/gskew.err")" "8:8"
+    expect "py$v grids verify: each wrong program reported once" "$(reason gskew verify_mismatch):$(grep -c 'fast path verify: add_kernel: the grid computed from grid function' "$WORK/gskew.err")" "13:13"
     if cmp -s "$WORK/goff.log" "$WORK/gskon.log"; then fail "py$v grids: a wrong program changes launches" "same"; else ok "py$v grids: a wrong program changes launches"; fi
 
     # a memo smaller than the keys in use: bounded, still right
@@ -158,3 +164,28 @@ if [ -n "${TRLAT_TORCH_PYTHON:-}" ]; then
     expect "torch: hits; a subclass falls back" "$(total rton hits):$(reason rton argtype)" "66:10"
     expect "torch verify: zero mismatches, same hits" "$(reason rtver verify_mismatch):$(total rtver hits)" "0:66"
 fi
+
+# TRLAT_FASTPATH_PHASES=1: one line at exit, every phase, over the hits
+# the report counts (all of this workload's hits come through kernel[grid]).
+PY=${pythons[0]}
+run ph 1 loop 50 TRLAT_FASTPATH_PHASES=1
+expect "phases: one line over the report's hits, 7 phases" \
+    "$(sed -n 's/.*fast path phases over \([0-9]*\) hits, ns per hit:\(.*\)/\1 \2/p' "$WORK/ph.err" | awk '{print $1, gsub(/;/, ";")}')" \
+    "$(total ph hits) 7"
+run noph 1 loop 50
+expect "phases: nothing without the option" "$(grep -c 'fast path phases' "$WORK/noph.err")" 0
+
+# A Python without an exported PyObject_Vectorcall (3.9, 3.10; an inline
+# there): the fast path stands aside, says so once, the program runs as
+# without it.
+for p in /root/.pyenv/versions/3.10*/bin/python3.10 /root/.pyenv/versions/3.9*/bin/python3.9 python3.10 python3.9; do
+    exe=$(command -v "$p" 2>/dev/null) || continue
+    PY=$("$exe" -c 'import sys; print(sys.executable if sys.version_info[:2] in ((3, 9), (3, 10)) else "")' 2>/dev/null)
+    [ -n "$PY" ] || continue
+    run oldoff 0 loop 20
+    run oldon 1 loop 20
+    expect "$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])'): fast path on runs as off" \
+        "$(cat "$WORK/oldon.out")" "$(cat "$WORK/oldoff.out")"
+    expect "old Python: said once" "$(grep -c 'fast path: this Python or Triton is not one it knows' "$WORK/oldon.err")" 1
+    break
+done

@@ -1,7 +1,9 @@
 /* Grid programs' arithmetic (fastpath/gridop.c): Python's int operators on
  * int64, and "cannot say" wherever Python would raise or leave int64 (the
- * grid function is then called). Expected values are Python's. */
-#include "fastpath/fp.h"
+ * grid function is then called). Expected values are Python's. And the
+ * closure-cell guard (fastpath/gridprog.c), on stand-in objects with
+ * CPython's layout: a tuple of cells read through the API table. */
+#include "fastpath/fp_py.h"
 #include "tests/unit/check_main.h"
 
 #include <stdint.h>
@@ -93,6 +95,61 @@ START_TEST(overflow_and_the_rest)
 }
 END_TEST
 
+/* PyTupleObject and PyCellObject as far as the guard reads them (the tuple
+ * through PyTuple_Size/PyTuple_GetItem, stood in for here). */
+struct fake_tuple {
+    struct fp_pyhead h;
+    Py_ssize_t n;
+    PyObject *item[3];
+};
+struct fake_cell {
+    struct fp_pyhead h;
+    PyObject *ref;
+};
+static char tuple_type, cell_type, other_type;
+
+static Py_ssize_t fake_size(PyObject *t)
+{
+    return ((struct fake_tuple *)t)->n;
+}
+
+static PyObject *fake_get(PyObject *t, Py_ssize_t i)
+{
+    struct fake_tuple *x = (struct fake_tuple *)t;
+    return i >= 0 && i < x->n ? x->item[i] : NULL;
+}
+
+START_TEST(cell_guard_reads_this_closure)
+{
+    fpy.t_tuple = &tuple_type;
+    fpy.t_cell = &cell_type;
+    trlat_py.PyTuple_Size = fake_size;
+    trlat_py.PyTuple_GetItem = fake_get;
+    struct fp_pyhead mod = {1, &other_type}, other = {1, &other_type};
+    struct fake_cell c0 = {{1, &cell_type}, (PyObject *)&mod}, c1 = {{1, &cell_type}, (PyObject *)&other},
+                     empty = {{1, &cell_type}, NULL}, notcell = {{1, &other_type}, (PyObject *)&mod};
+    struct fake_tuple cl = {{1, &tuple_type}, 2, {(PyObject *)&c0, (PyObject *)&c1}};
+    PyObject *t = (PyObject *)&cl, *m = (PyObject *)&mod;
+    ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 1);
+    ck_assert_int_eq(fp_gprog_cell_is(t, 1, m), 0);          /* another object in that cell */
+    ck_assert_int_eq(fp_gprog_cell_is(t, 1, (PyObject *)&other), 1);
+    ck_assert_int_eq(fp_gprog_cell_is(t, 2, m), 0);          /* past the closure */
+    ck_assert_int_eq(fp_gprog_cell_is(t, -1, m), 0);
+    ck_assert_int_eq(fp_gprog_cell_is(NULL, 0, m), 0);       /* no closure */
+    c0.ref = (PyObject *)&other;                             /* the cell rebound */
+    ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 0);
+    cl.item[0] = (PyObject *)&empty;                         /* an empty cell */
+    ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 0);
+    cl.item[0] = (PyObject *)&notcell;                       /* not a cell */
+    ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 0);
+    cl.h.type = &other_type;                                 /* not a tuple */
+    cl.item[0] = (PyObject *)&c1;
+    ck_assert_int_eq(fp_gprog_cell_is(t, 0, (PyObject *)&other), 0);
+    cl.h.type = &tuple_type;
+    ck_assert_int_eq(fp_gprog_cell_is(t, 0, (PyObject *)&other), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("fastpath grid programs");
@@ -100,6 +157,7 @@ static Suite *suite(void)
     tcase_add_test(t, floor_division_and_modulo_follow_python);
     tcase_add_test(t, shifts_and_bits_follow_python);
     tcase_add_test(t, overflow_and_the_rest);
+    tcase_add_test(t, cell_guard_reads_this_closure);
     suite_add_tcase(s, t);
     return s;
 }

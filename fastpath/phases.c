@@ -1,0 +1,44 @@
+/* TRLAT_FASTPATH_PHASES=1: see phases.h. */
+#include "fastpath/phases.h"
+#include "interpose/log.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fp_phases_on;
+_Thread_local uint64_t fp_phase_t[FP_PH_MARKS] __attribute__((tls_model("initial-exec")));
+static _Atomic uint64_t sum[FP_PH_MARKS - 1], hits;
+
+static void print(void)
+{
+    static const char *const names[FP_PH_MARKS - 1] = {
+        "entry+arguments", "guards", "bind+device+stream", "key", "memo", "grid+replay (driver incl.)", "exit"};
+    uint64_t n = atomic_load(&hits);
+    if (!n)
+        return;
+    char line[512];
+    int len = snprintf(line, sizeof line, "fast path phases over %llu hits, ns per hit:", (unsigned long long)n);
+    for (int i = 0; i < FP_PH_MARKS - 1 && len > 0 && len < (int)sizeof line; i++)
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s %.0f;", names[i],
+                        (double)trlat_ticks_ns(atomic_load(&sum[i])) / (double)n);
+    trlat_log("%s", line);
+}
+
+void fp_phases_init(void)
+{
+    const char *s = getenv("TRLAT_FASTPATH_PHASES");
+    if (s && strcmp(s, "1") == 0 && atexit(print) == 0)
+        fp_phases_on = 1;
+}
+
+void fp_phases_commit(void)
+{
+    for (int i = 0; i < FP_PH_MARKS - 1; i++)
+        if (!fp_phase_t[i] || fp_phase_t[i + 1] < fp_phase_t[i])
+            return; /* a mark was skipped: not a plain hit */
+    for (int i = 0; i < FP_PH_MARKS - 1; i++)
+        atomic_fetch_add_explicit(&sum[i], fp_phase_t[i + 1] - fp_phase_t[i], memory_order_relaxed);
+    atomic_fetch_add_explicit(&hits, 1, memory_order_relaxed);
+}

@@ -1,0 +1,38 @@
+/* TRLAT_FASTPATH_PHASES=1, a measuring aid: where a fast-path hit's host
+ * time goes, summed over hits and printed once at exit. Marks are TSC reads
+ * into a per-thread array; with the option off each mark is one predictable
+ * branch. */
+#ifndef TRLAT_FP_PHASES_H
+#define TRLAT_FP_PHASES_H
+
+#include "interpose/clock.h"
+
+#include <stdint.h>
+
+enum {
+    FP_PH_ENTRY,  /* the launcher is called */
+    FP_PH_ARGS,   /* tstate, call site, the call's arguments taken */
+    FP_PH_GUARDS, /* knobs, hooks, globals, the kernel's layout checked */
+    FP_PH_DEVICE, /* arguments bound, current device and stream read */
+    FP_PH_KEY,    /* tensors, ints, options keyed and hashed */
+    FP_PH_MEMO,   /* the entry found and checked against Triton's cache */
+    FP_PH_SERVE,  /* grid evaluated, block replayed (the driver call in it) */
+    FP_PH_EXIT,   /* about to return */
+    FP_PH_MARKS
+};
+
+extern int fp_phases_on;
+extern _Thread_local uint64_t fp_phase_t[FP_PH_MARKS];
+
+static inline void fp_phase(int mark)
+{
+    if (__builtin_expect(fp_phases_on, 0))
+        fp_phase_t[mark] = trlat_ticks();
+}
+
+/* Reads TRLAT_FASTPATH_PHASES once (at the launcher's install). */
+void fp_phases_init(void);
+/* The marks of this thread's current call, all set: adds them as one hit. */
+void fp_phases_commit(void);
+
+#endif
