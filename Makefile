@@ -52,16 +52,13 @@ $(BUILD)/libtrlat.so: $(LIB_OBJS) interpose/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=interpose/exports.map \
 	  -Wl,-z,now -Wl,-z,nodelete $(UNWIND_LIBS) -ldl -lpthread
 
-# The Python hook's installer, read by libtrlat.so from <libdir>/share/trlat.
-$(BUILD)/share/trlat/pyhook.py: fastpath/pyhook.py
+# Python that libtrlat.so reads by absolute path from <libdir>/share/trlat:
+# the Python hook's installer and the fast path's grid analysis.
+SHARE_PY := $(BUILD)/share/trlat/pyhook.py $(BUILD)/share/trlat/gridcheck.py
+$(BUILD)/share/trlat/%.py: fastpath/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
-$(BUILD)/libtrlat.so: | $(BUILD)/share/trlat/pyhook.py
-# The fast path's grid analysis (fastpath/gridprog.c), read the same way.
-$(BUILD)/share/trlat/gridcheck.py: fastpath/gridcheck.py
-	@mkdir -p $(dir $@)
-	cp $< $@
-$(BUILD)/libtrlat.so: | $(BUILD)/share/trlat/gridcheck.py
+$(BUILD)/libtrlat.so: | $(SHARE_PY)
 
 $(BUILD)/trlat: $(CLI_OBJS)
 	$(CC) -o $@ $(CLI_OBJS) $(CLI_LIBS)
@@ -73,8 +70,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/trlat
 	install -m 0755 $(BUILD)/libtrlat.so $(DESTDIR)$(PREFIX)/lib/libtrlat.so
 	install -m 0755 $(BUILD)/trlat $(DESTDIR)$(PREFIX)/bin/trlat
-	if [ -f $(BUILD)/share/trlat/pyhook.py ]; then install -m 0644 $(BUILD)/share/trlat/pyhook.py $(DESTDIR)$(PREFIX)/share/trlat/; fi
-	if [ -f $(BUILD)/share/trlat/gridcheck.py ]; then install -m 0644 $(BUILD)/share/trlat/gridcheck.py $(DESTDIR)$(PREFIX)/share/trlat/; fi
+	install -m 0644 $(SHARE_PY) $(DESTDIR)$(PREFIX)/share/trlat/
 
 demo: all $(FAKE) $(TB)/bin/launcher
 	bash scripts/demo.sh
