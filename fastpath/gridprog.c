@@ -17,9 +17,9 @@
  * slot). TRLAT_FASTPATH=verify calls the grid as well and compares
  * (grid.c). Everything runs with the GIL held. */
 #include "fastpath/fp_py.h"
+#include "fastpath/sharefile.h"
 #include "interpose/log.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -71,60 +71,7 @@ static void drop(PyObject *o)
         PY(Py_DecRef)(o);
 }
 
-/* ---- loading gridcheck.py: <libdir>/share/trlat, else <libdir>/../share/trlat ---- */
-static int own_dir(char *dir, size_t len)
-{
-    Dl_info info;
-    if (dladdr((void *)own_dir, &info) && info.dli_fname && info.dli_fname[0] == '/') {
-        snprintf(dir, len, "%s", info.dli_fname);
-    } else { /* a relative LD_PRELOAD: the mapping's path */
-        FILE *m = fopen("/proc/self/maps", "re");
-        if (!m)
-            return -1;
-        char line[4400];
-        uintptr_t me = (uintptr_t)own_dir;
-        dir[0] = 0;
-        while (fgets(line, sizeof line, m)) {
-            unsigned long lo, hi;
-            int off = 0;
-            if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) >= 2 && off && me >= lo && me < hi) {
-                line[strcspn(line, "\n")] = 0;
-                snprintf(dir, len, "%s", line + off);
-                break;
-            }
-        }
-        fclose(m);
-        if (dir[0] != '/')
-            return -1;
-    }
-    *strrchr(dir, '/') = 0;
-    return 0;
-}
-
-static char *read_source(char *path, size_t len)
-{
-    char dir[4096];
-    if (own_dir(dir, sizeof dir))
-        return NULL;
-    const char *const rel[] = {"/share/trlat/gridcheck.py", "/../share/trlat/gridcheck.py"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, len, "%s%s", dir, rel[i]);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        char *buf = malloc(1 << 17);
-        size_t n = buf ? fread(buf, 1, (1 << 17) - 1, f) : 0;
-        fclose(f);
-        if (buf && n > 0) {
-            buf[n] = 0;
-            return buf;
-        }
-        free(buf);
-    }
-    snprintf(path, len, "%s/share/trlat/gridcheck.py", dir);
-    return NULL;
-}
-
+/* ---- loading gridcheck.py (sharefile.h) ---- */
 static int load(void)
 {
     if (loaded)
@@ -134,7 +81,7 @@ static int load(void)
         !fpy.t_cell)
         return 0;
     char path[4200];
-    char *src = read_source(path, sizeof path);
+    char *src = trlat_share_read("gridcheck.py", 1 << 17, path, sizeof path);
     if (!src) {
         trlat_log("fast path: cannot read %s; grid functions are called on every hit", path);
         return 0;

@@ -8,11 +8,11 @@
  * triton.runtime.jit is loaded, or else watches imports until it is. */
 #include "fastpath/pyhook.h"
 #include "fastpath/pysites.h"
+#include "fastpath/sharefile.h"
 #include "interpose/log.h"
 #include "interpose/trlat.h"
 #include "interpose/tstate.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,64 +31,6 @@ static void give_up(const char *state, const char *why)
     atomic_store(&trlat_pyhook_state, state);
     atomic_store(&done, 1);
     trlat_log("%s; profiling without the Python hook (no py->driver times, no Python call sites)", why);
-}
-
-/* The file's directory: dladdr's name when absolute, else /proc/self/maps
- * (LD_PRELOAD=build/libtrlat.so, then a chdir, must not find another). */
-static int own_dir(char *dir, size_t len)
-{
-    Dl_info info;
-    if (dladdr((void *)own_dir, &info) && info.dli_fname && info.dli_fname[0] == '/') {
-        snprintf(dir, len, "%s", info.dli_fname);
-    } else {
-        FILE *m = fopen("/proc/self/maps", "r");
-        if (!m)
-            return -1;
-        char line[4400];
-        uintptr_t me = (uintptr_t)own_dir;
-        dir[0] = 0;
-        while (fgets(line, sizeof line, m)) {
-            unsigned long lo, hi;
-            int off = 0;
-            if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) >= 2 && off && me >= lo && me < hi) {
-                line[strcspn(line, "\n")] = 0;
-                snprintf(dir, len, "%s", line + off);
-                break;
-            }
-        }
-        fclose(m);
-        if (dir[0] != '/')
-            return -1;
-    }
-    char *slash = strrchr(dir, '/');
-    *slash = 0;
-    return 0;
-}
-
-/* trlat's pyhook.py: <libdir>/share/trlat (build tree), else
- * <libdir>/../share/trlat (installed under PREFIX/lib). */
-static char *read_hook_file(char *path, size_t len)
-{
-    char dir[4096];
-    if (own_dir(dir, sizeof dir))
-        return NULL;
-    const char *const rel[] = {"/share/trlat/pyhook.py", "/../share/trlat/pyhook.py"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, len, "%s%s", dir, rel[i]);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        char *buf = malloc(1 << 18);
-        size_t n = buf ? fread(buf, 1, (1 << 18) - 1, f) : 0;
-        fclose(f);
-        if (buf && n > 0) {
-            buf[n] = 0;
-            return buf;
-        }
-        free(buf);
-    }
-    snprintf(path, len, "%s/share/trlat/pyhook.py", dir);
-    return NULL;
 }
 
 /* --- what pyhook.py can call (METH_VARARGS) --- */
@@ -180,7 +122,7 @@ static void error_text(char *buf, size_t len)
 static int load(void)
 {
     char path[4200], why[512];
-    char *src = read_hook_file(path, sizeof path);
+    char *src = trlat_share_read("pyhook.py", 1 << 18, path, sizeof path);
     if (!src) {
         snprintf(why, sizeof why, "cannot read %.400s", path);
         give_up("failed", why);
