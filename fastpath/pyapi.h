@@ -123,6 +123,9 @@ struct trlat_pymethoddef {
     X(0, int, PyType_AddWatcher, (int (*)(PyObject *)))   /* 3.12+ */                                 \
     X(0, int, PyType_Watch, (int, PyObject *))            /* 3.12+ */                                 \
     X(0, PyObject *, PyFunction_GetCode, (PyObject *))    /* borrowed */                              \
+    X(0, PyObject *, PyFunction_New, (PyObject *, PyObject *))                                        \
+    X(0, int, PyFunction_SetClosure, (PyObject *, PyObject *))                                        \
+    X(0, PyObject *, PyCell_New, (PyObject *))                                                        \
     X(0, void *, PyType_GetSlot, (PyObject *, int))       /* heap types; 3.10+ all types */           \
     X(0, int, PyType_IsSubtype, (PyObject *, PyObject *))                                             \
     X(0, int, _PyObject_GetMethod, (PyObject *, PyObject *, PyObject **)) /* 3.7+, exported */        \

@@ -55,6 +55,17 @@ static const char *str_arg(PyObject *args, Py_ssize_t i)
     return s;
 }
 
+/* (lambda code, globals, self_first): see trlat_pyhook_set_subscript_lambda. */
+static PyObject *py_subscript_lambda(PyObject *self, PyObject *args)
+{
+    PyObject *code = arg(args, 0), *g = arg(args, 1), *first = arg(args, 2);
+    if (!code || !g || !first) {
+        PY(PyErr_SetString)(trlat_py.exc_runtime, "trlat: _trlat_subscript_lambda(code, globals, self_first)");
+        return NULL;
+    }
+    return PY(PyBool_FromLong)(trlat_pyhook_set_subscript_lambda(code, g, PY(PyObject_IsTrue)(first) > 0) == 0);
+}
+
 static PyObject *py_wrap(PyObject *self, PyObject *args) /* (orig, kind) */
 {
     PyObject *orig = arg(args, 0), *kind = arg(args, 1);
@@ -98,6 +109,7 @@ static PyObject *py_state(PyObject *self, PyObject *args) /* (state, triton vers
 
 static struct trlat_pymethoddef helpers[] = {
     {"_trlat_wrap", (void *)py_wrap, TRLAT_METH_VARARGS, NULL},
+    {"_trlat_subscript_lambda", (void *)py_subscript_lambda, TRLAT_METH_VARARGS, NULL},
     {"_trlat_skip_prefix", (void *)py_skip_prefix, TRLAT_METH_VARARGS, NULL},
     {"_trlat_log", (void *)py_log, TRLAT_METH_VARARGS, NULL},
     {"_trlat_state", (void *)py_state, TRLAT_METH_VARARGS, NULL},

@@ -37,6 +37,12 @@ extern char trlat_pyhook_reason[256];
  * its own kernel[grid] launcher in place). */
 PyObject *trlat_pyhook_wrap(PyObject *orig, int kind);
 
+/* Lets the __getitem__ wrapper make Triton's lambda itself (code: the
+ * lambda's code object; globals: the method's; self_first: the lambda's
+ * free variables are (self, grid), else (grid, self)). 0, or -1 when this
+ * Python lacks what it takes. */
+int trlat_pyhook_set_subscript_lambda(PyObject *code, PyObject *globals, int self_first);
+
 /* The site of the innermost Python frame that is not in the skipped package
  * (Triton's): 0 when there is none. */
 uint64_t trlat_pyhook_caller_site(void);

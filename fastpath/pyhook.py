@@ -1,11 +1,13 @@
 # trlat's Python hook installer. libtrlat.so runs this file itself, by
 # absolute path from its own install directory (never through sys.path), in
 # a namespace of its own, on Python's main thread with the GIL held. It
-# imports nothing: `sys` is always loaded. The hot part (the wrapper around
-# JITFunction.run) is C: _trlat_wrap(original, kind) returns it.
+# imports nothing but `dis` (once, to read __getitem__; `sys` is always
+# loaded). The hot part (the wrapper around JITFunction.run) is C:
+# _trlat_wrap(original, kind) returns it.
 #
-# Given to this file by libtrlat.so: _trlat_wrap, _trlat_skip_prefix,
-# _trlat_log, _trlat_state. libtrlat.so calls poll() until it returns True.
+# Given to this file by libtrlat.so: _trlat_wrap, _trlat_subscript_lambda,
+# _trlat_skip_prefix, _trlat_log, _trlat_state. libtrlat.so calls poll()
+# until it returns True.
 import sys
 
 JIT, AUTOTUNER, HEURISTICS, GETITEM = 0, 1, 2, 3
@@ -60,8 +62,43 @@ def _patch_subscript(cls, version):
         return
     wrapped = _trlat_wrap(fn, GETITEM)
     if wrapped is not None:  # None: the fast path installs its own
+        lam = _subscript_lambda(code)
+        if lam is not None:
+            _trlat_subscript_lambda(lam, fn.__globals__, lam.co_freevars == ("self", "grid"))
         setattr(cls, "__getitem__", wrapped)
     _patched[cls] = fn
+
+
+def _subscript_lambda(code):
+    """The lambda's code object when __getitem__ is exactly `return lambda
+    *args, **kwargs: ...` closing over self and grid and nothing else
+    (Triton 3.x), so that the wrapper can make that function itself (same
+    code, globals, name, closure) without running the method; else None.
+    Python 3.11+ (co_qualname: the made function gets the same name)."""
+    if sys.version_info < (3, 11):
+        return None
+    inner = [c for c in code.co_consts if type(c) is type(code)]
+    if len(inner) != 1 or code.co_names or code.co_varnames != ("self", "grid"):
+        return None
+    lam = inner[0]
+    if (lam.co_name != "<lambda>" or sorted(lam.co_freevars) != ["grid", "self"]
+            or sorted(code.co_cellvars) != ["grid", "self"]):
+        return None
+    import dis  # once, at install
+    ins = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "NOP", "RESUME", "MAKE_CELL",
+                                                                       "COPY_FREE_VARS")]
+    ops = [i.opname for i in ins]
+    closure_flag = [i.arg for i in ins if i.opname in ("MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE")]
+    if sys.version_info >= (3, 13):
+        want = ["LOAD_FAST", "LOAD_FAST", "BUILD_TUPLE", "LOAD_CONST", "MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE",
+                "RETURN_VALUE"]
+        flag_ok = closure_flag[-1:] == [8]
+    else:
+        want = ["LOAD_CLOSURE", "LOAD_CLOSURE", "BUILD_TUPLE", "LOAD_CONST", "MAKE_FUNCTION", "RETURN_VALUE"]
+        flag_ok = closure_flag == [8]
+    if ops != want or not flag_ok or [i.argval for i in ins if i.opname == "LOAD_CONST"] != [lam]:
+        return None
+    return lam
 
 
 def _version(triton):

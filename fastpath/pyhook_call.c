@@ -128,15 +128,55 @@ static _Thread_local struct {
     uint64_t t0, site;
 } subscript;
 
+/* KernelInterface.__getitem__'s lambda, when pyhook.py found that the
+ * method is exactly `return lambda ...` over (self, grid): the wrapper then
+ * makes the very function Triton's method would (same code object, globals,
+ * qualified name, closure contents) without running the method's frame. */
+static struct {
+    PyObject *code, *globals;
+    int self_first; /* co_freevars is (self, grid), else (grid, self) */
+} lambda;
+
+int trlat_pyhook_set_subscript_lambda(PyObject *code, PyObject *globals, int self_first)
+{
+    if (!PY(PyFunction_New) || !PY(PyFunction_SetClosure) || !PY(PyCell_New))
+        return -1;
+    PY(Py_IncRef)(code);
+    PY(Py_IncRef)(globals);
+    lambda.code = code;
+    lambda.globals = globals;
+    lambda.self_first = self_first;
+    return 0;
+}
+
+static PyObject *make_lambda(PyObject *self, PyObject *grid)
+{
+    PyObject *f = PY(PyFunction_New)(lambda.code, lambda.globals);
+    PyObject *cl = f ? PY(PyTuple_New)(2) : NULL;
+    int ok = cl != NULL;
+    for (int i = 0; ok && i < 2; i++) {
+        PyObject *cell = PY(PyCell_New)((i == 0) == (lambda.self_first != 0) ? self : grid);
+        ok = cell && PY(PyTuple_SetItem)(cl, i, cell) == 0; /* steals cell */
+    }
+    ok = ok && PY(PyFunction_SetClosure)(f, cl) == 0;
+    if (cl)
+        PY(Py_DecRef)(cl);
+    if (!ok && f) {
+        PY(Py_DecRef)(f);
+        f = NULL;
+    }
+    return f;
+}
+
 static PyObject *getitem(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (nargs == 2 && !kwnames) {
-        uint64_t t0 = trlat_ticks();
-        subscript.site = trlat_pyhook_caller_site();
-        subscript.kernel = args[0];
-        subscript.t0 = t0;
-    }
-    return vectorcall(orig, args, nargs, kwnames);
+    if (nargs != 2 || kwnames)
+        return vectorcall(orig, args, nargs, kwnames);
+    uint64_t t0 = trlat_ticks();
+    subscript.site = trlat_pyhook_caller_site();
+    subscript.kernel = args[0];
+    subscript.t0 = t0;
+    return lambda.code ? make_lambda(args[0], args[1]) : vectorcall(orig, args, nargs, kwnames);
 }
 
 static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,

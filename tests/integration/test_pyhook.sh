@@ -101,6 +101,14 @@ expect "threads: each line its own launches" "$(sites thr add_kernel)" \
 "$PY" "$PROG" identity 1 >"$WORK/plain-id.out" 2>&1
 run id identity 1
 expect "identity: same results" "$(cat "$WORK/id.out")" "$(cat "$WORK/plain-id.out")"
+# Python 3.11+: the __getitem__ wrapper makes Triton's lambda itself (the
+# identity run above compares it with Triton's own); the method's frame
+# does not run.
+run sf subscript_frames 10
+if "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    expect "subscript: Triton's lambda made without running __getitem__" "$(grep 'getitem frames' "$WORK/sf.out")" "getitem frames 0"
+fi
+expect "subscript, plain: __getitem__ runs" "$("$PY" "$PROG" subscript_frames 10 | grep 'getitem frames')" "getitem frames 10"
 for m in loop two_sites zero_multi nested threads; do
     "$PY" "$PROG" $m 10 >"$WORK/p.out" 2>&1
     run same $m 10

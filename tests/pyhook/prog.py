@@ -116,8 +116,21 @@ def main():
             t.start()
         for t in ts:
             t.join()
+    elif mode == "subscript_frames":  # how many times __getitem__'s own frame ran
+        ran = []
+        sys.setprofile(lambda frame, event, a: ran.append(1) if event == "call" and frame.f_code.co_name ==
+                       "__getitem__" else None)
+        for _ in range(n):
+            add_kernel[(1, )](1, 2)
+        sys.setprofile(None)
+        print("getitem frames", len(ran))
     elif mode == "identity":  # the patched class still behaves as before
-        k = add_kernel[(1, )]
+        grid = (1, )
+        k = add_kernel[grid]
+        print("lambda:", k.__qualname__, k.__module__, k.__code__.co_filename.replace(HERE, "HERE"),
+              k.__code__.co_firstlineno, k.__defaults__, k.__kwdefaults__, k.__code__.co_freevars,
+              [c.cell_contents is {"self": add_kernel, "grid": grid}[n] for n, c in zip(k.__code__.co_freevars, k.__closure__)],
+              k.__globals__ is sys.modules[type(add_kernel).__module__].__dict__)
         r = k(1, 2)
         print("returns self:", r is add_kernel)
         print("run name:", triton.JITFunction.run.__name__)
