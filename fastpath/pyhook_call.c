@@ -126,7 +126,7 @@ static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *arg
 static _Thread_local struct {
     PyObject *kernel; /* compared by identity only */
     uint64_t t0, site;
-} subscript;
+} subscript __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr call per access */
 
 /* KernelInterface.__getitem__'s lambda, when pyhook.py found that the
  * method is exactly `return lambda ...` over (self, grid): the wrapper then
