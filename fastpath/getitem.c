@@ -189,7 +189,6 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
         saved_launches = ts->py_launches;
         ts->py_site = trlat_pyhook_caller_site();
         ts->py_launches = 0;
-        ts->py_k = NULL;
         ts->py_t0 = t0;
     }
     struct fp_call c;
@@ -228,9 +227,6 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     if (outer) {
         if (served)
             count_pycall(k && ts->py_launches);
-        if (served && k && ts->py_k) /* a replay: its return to Python */
-            trlat_stat_add_relaxed(&ts->py_k->ret, trlat_ticks_ns(trlat_ticks() - ts->py_t1));
-        ts->py_k = NULL;
         ts->py_t0 = 0;
         ts->py_site = saved_site;
         ts->py_launches = saved_launches;

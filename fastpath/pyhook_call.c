@@ -196,15 +196,11 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     uint32_t saved_launches = ts->py_launches;
     ts->py_site = trlat_pyhook_caller_site();
     ts->py_launches = 0;
-    ts->py_k = NULL;
     if (kernel && nargs >= 1 && kernel == args[0] && subscript.site == ts->py_site && ts->py_site)
         t0 = subscript.t0; /* kernel[grid](...): timed from the subscript */
     ts->py_t0 = t0;
     PyObject *r = call_orig(kind, orig, args, nargs, kwnames);
     uint32_t launches = ts->py_launches;
-    if (r && ts->py_k) /* back in Python: the return path after the first launch */
-        trlat_stat_add_relaxed(&ts->py_k->ret, trlat_ticks_ns(trlat_ticks() - ts->py_t1));
-    ts->py_k = NULL;
     ts->py_t0 = 0;
     ts->py_site = saved_site;
     ts->py_launches = saved_launches;
