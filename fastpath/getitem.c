@@ -16,8 +16,6 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 struct fp_launcher {
@@ -161,13 +159,6 @@ static int has_run_keyword(PyObject *kwnames)
     return 0;
 }
 
-static void count_pycall(int launched)
-{
-    atomic_fetch_add_explicit(&trlat_pyhook_counts.calls, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(launched ? &trlat_pyhook_counts.one_launch : &trlat_pyhook_counts.no_launch_other, 1,
-                              memory_order_relaxed);
-}
-
 static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     if (__builtin_expect(fp_phases_on, 0))
@@ -181,15 +172,10 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
      * never reaches it: the entry time and the caller's site. */
     struct trlat_tstate *ts = trlat_tstate_get();
     int outer = ts && !ts->py_t0;
-    uint64_t saved_site = 0;
-    uint32_t saved_launches = 0;
+    struct trlat_pycall saved;
     if (outer) {
         uint64_t t0 = trlat_ticks();
-        saved_site = ts->py_site;
-        saved_launches = ts->py_launches;
-        ts->py_site = trlat_pyhook_caller_site();
-        ts->py_launches = 0;
-        ts->py_t0 = t0;
+        trlat_pycall_open(ts, t0, trlat_pyhook_caller_site(), &saved);
     }
     struct fp_call c;
     struct fp_call *miss = NULL;
@@ -225,11 +211,9 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
         c.device_obj = NULL;
     }
     if (outer) {
-        if (served)
-            count_pycall(k && ts->py_launches);
-        ts->py_t0 = 0;
-        ts->py_site = saved_site;
-        ts->py_launches = saved_launches;
+        uint32_t launches = trlat_pycall_close(ts, &saved);
+        if (served) /* a replay (or its launch error, raised as Triton would) */
+            trlat_pyhook_count_call(k ? launches : 0, 0, 0);
     }
     if (!served)
         k = via_run(l, grid, args, nargs, kwnames, miss);

@@ -5,6 +5,7 @@
 #define TRLAT_PYHOOK_H
 
 #include "fastpath/pyapi.h"
+#include "interpose/tstate.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -25,6 +26,33 @@ struct trlat_pyhook_counts {
     _Atomic uint64_t no_launch_other;  /* ... never: returned without launching */
 };
 extern struct trlat_pyhook_counts trlat_pyhook_counts;
+
+/* The thread's outermost Python call, as the driver wrapper reads it
+ * (ts->py_t0, py_site, py_launches): opened by the run hook, or by the fast
+ * path's kernel[grid] launcher for a replay that never reaches run(). */
+struct trlat_pycall {
+    uint64_t site;
+    uint32_t launches;
+};
+static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint64_t site, struct trlat_pycall *saved)
+{
+    saved->site = ts->py_site;
+    saved->launches = ts->py_launches;
+    ts->py_site = site;
+    ts->py_launches = 0;
+    ts->py_t0 = t0;
+}
+/* Closes it; returns the launches the call made. */
+static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct trlat_pycall *saved)
+{
+    uint32_t n = ts->py_launches;
+    ts->py_t0 = 0;
+    ts->py_site = saved->site;
+    ts->py_launches = saved->launches;
+    return n;
+}
+/* Counts an outermost call in trlat_pyhook_counts by what it did. */
+void trlat_pyhook_count_call(uint32_t launches, int raised, int warmup);
 
 /* Hook state for the report. */
 extern const char *_Atomic trlat_pyhook_state; /* NULL: no Python seen; else "installed", ... */

@@ -192,30 +192,30 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
         return call_orig(kind, orig, args, nargs, kwnames);
     }
     uint64_t t0 = trlat_ticks();
-    uint64_t saved_site = ts->py_site;
-    uint32_t saved_launches = ts->py_launches;
-    ts->py_site = trlat_pyhook_caller_site();
-    ts->py_launches = 0;
-    if (kernel && nargs >= 1 && kernel == args[0] && subscript.site == ts->py_site && ts->py_site)
+    uint64_t site = trlat_pyhook_caller_site();
+    if (kernel && nargs >= 1 && kernel == args[0] && subscript.site == site && site)
         t0 = subscript.t0; /* kernel[grid](...): timed from the subscript */
-    ts->py_t0 = t0;
+    struct trlat_pycall saved;
+    trlat_pycall_open(ts, t0, site, &saved);
     PyObject *r = call_orig(kind, orig, args, nargs, kwnames);
-    uint32_t launches = ts->py_launches;
-    ts->py_t0 = 0;
-    ts->py_site = saved_site;
-    ts->py_launches = saved_launches;
+    uint32_t launches = trlat_pycall_close(ts, &saved);
+    trlat_pyhook_count_call(launches, !r, !launches && r && is_warmup(args, nargs, kwnames));
+    return r;
+}
+
+void trlat_pyhook_count_call(uint32_t launches, int raised, int warmup)
+{
     count(&trlat_pyhook_counts.calls);
     if (launches == 1)
         count(&trlat_pyhook_counts.one_launch);
     else if (launches > 1)
         count(&trlat_pyhook_counts.multi_launch);
-    else if (!r)
+    else if (raised)
         count(&trlat_pyhook_counts.no_launch_error);
-    else if (is_warmup(args, nargs, kwnames))
+    else if (warmup)
         count(&trlat_pyhook_counts.no_launch_warmup);
     else
         count(&trlat_pyhook_counts.no_launch_other);
-    return r;
 }
 
 static PyObject *jit_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
