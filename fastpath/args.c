@@ -405,18 +405,33 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
 static int read_device(struct fp_call *c)
 {
     PyObject *gd = fp_get_device_fn(), *gs = fp_get_stream_fn();
+    int torch_fns = fp_device_fns_are_torch();
+    uint64_t t0 = fp_sub_begin();
+    int d;
+    uint64_t st;
+    if (fp_torch_device_stream(torch_fns, &d, &st) == 0) {
+        c->device_obj = PY(PyLong_FromLong)(d); /* a small int: no allocation */
+        c->device = d;
+        c->stream = st;
+        fp_sub_end(FP_SUB_DEVICE, t0);
+        return c->device_obj ? 0 : -1;
+    }
     PyObject *dev = PY(PyObject_Vectorcall)(gd, NULL, 0, NULL);
+    fp_sub_end(FP_SUB_DEVICE, t0);
     if (!dev || FP_TYPE(dev) != fpy.t_long)
         goto fail;
     c->device_obj = dev;
     c->device = PY(PyLong_AsLong)(dev);
+    t0 = fp_sub_begin();
     PyObject *s = PY(PyObject_Vectorcall)(gs, &dev, 1, NULL);
     if (!s)
         goto fail;
     c->stream = PY(PyLong_AsUnsignedLongLong)(s);
+    fp_sub_end(FP_SUB_STREAM, t0);
     PY(Py_DecRef)(s);
     if (PY(PyErr_Occurred)())
         goto fail;
+    fp_torch_device_stream_check(torch_fns, (int)c->device, c->stream);
     return 0;
 fail:
     PY(PyErr_Clear)();
@@ -464,10 +479,13 @@ int fp_call_key(struct fp_call *c)
     c->nwant = 0;
     c->nrefs = 0;
     for (unsigned j = 0; j < L->n; j++) {
+        uint64_t t0 = fp_sub_begin();
         int r = key_param(c, j, c->vals[j]);
         if (r)
             return r;
+        fp_sub_end(is_tensor(c->vals[j]) ? FP_SUB_TENSOR : FP_TYPE(c->vals[j]) == fpy.t_long ? FP_SUB_INT : FP_SUB_OTHER, t0);
     }
+    uint64_t t_opt = fp_sub_begin();
     /* options in call order, debug and instrumentation_mode where run()
      * put them (in place when given, else appended in that order) */
     PyObject *dbg = ui_debug >= 0 ? c->kwv[ui_debug] : L->jdebug;
@@ -509,6 +527,7 @@ int fp_call_key(struct fp_call *c)
     if (k->overflow)
         return FP_R_ARGTYPE + 1;
     fp_key_finish(k);
+    fp_sub_end(FP_SUB_OPTIONS, t_opt);
     return 0;
 }
 

@@ -35,7 +35,7 @@ struct fp_pyenv {
     PyObject *jit_cls;         /* triton.runtime.jit.JITFunction */
     PyObject *jit_run;         /* JITFunction.run as found when the memo started (the hook's wrapper) */
     PyObject *knobs_mod, *compute_cache_key, *driver_cfg;
-    PyObject *torch_current_device, *torch_get_device;
+    PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
         *s_is_const, *s_dns, *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks,
@@ -129,6 +129,13 @@ PyObject *fp_knob_debug(void);
 PyObject *fp_knob_instr(void);
 PyObject *fp_get_device_fn(void);
 PyObject *fp_get_stream_fn(void);
+/* 1 when those are torch's _cuda_getDevice and _cuda_getCurrentRawStream. */
+int fp_device_fns_are_torch(void);
+/* torchcuda.c: the current device and stream from torch's C++ library, once
+ * the Python calls gave the same answers on this thread (checked by the
+ * second call); 0 when read, -1: make the Python calls. */
+int fp_torch_device_stream(int torch_fns, int *device, uint64_t *stream);
+void fp_torch_device_stream_check(int torch_fns, int device, uint64_t stream);
 /* Triton's cache still maps the entry's key to its kernel (checked once per
  * epoch): 1 yes, 0 no. */
 int fp_entry_current(struct fp_entry *e, struct fp_call *c);

@@ -175,6 +175,7 @@ static int resolve(void)
     fpy.t_param = attr_s(nn, "Parameter");  /* held; NULL is fine */
     fpy.torch_current_device = attr_s(cuda, "current_device");
     fpy.torch_get_device = attr_s(tc, "_cuda_getDevice");
+    fpy.torch_raw_stream = attr_s(tc, "_cuda_getCurrentRawStream");
     fpy.o_empty = attr_s(P, "empty");
     PyObject *tmp[] = {torch, nn, cuda, tc, inspect, P};
     for (unsigned i = 0; i < sizeof tmp / sizeof tmp[0]; i++)

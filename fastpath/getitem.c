@@ -161,8 +161,10 @@ static int has_run_keyword(PyObject *kwnames)
 
 static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    if (__builtin_expect(fp_phases_on, 0))
+    if (__builtin_expect(fp_phases_on, 0)) {
         memset(fp_phase_t, 0, sizeof fp_phase_t);
+        memset(fp_sub_t, 0, sizeof fp_sub_t);
+    }
     fp_phase(FP_PH_ENTRY);
     struct fp_launcher *l = (struct fp_launcher *)self;
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);

@@ -126,6 +126,11 @@ PyObject *fp_knob_instr(void)
 {
     return K.instr;
 }
+int fp_device_fns_are_torch(void)
+{
+    return K.get_device && K.get_device == fpy.torch_get_device && K.get_stream == fpy.torch_raw_stream;
+}
+
 PyObject *fp_get_device_fn(void)
 {
     return K.get_device;

@@ -21,8 +21,23 @@ enum {
     FP_PH_MARKS
 };
 
+/* Parts of the device and key phases, summed per call (ticks). */
+enum { FP_SUB_DEVICE, FP_SUB_STREAM, FP_SUB_TENSOR, FP_SUB_INT, FP_SUB_OTHER, FP_SUB_OPTIONS, FP_SUB_N };
+
 extern int fp_phases_on;
 extern _Thread_local uint64_t fp_phase_t[FP_PH_MARKS];
+extern _Thread_local uint64_t fp_sub_t[FP_SUB_N];
+
+/* Starts a part: returns the tick to hand to fp_sub_end (0 with phases off). */
+static inline uint64_t fp_sub_begin(void)
+{
+    return __builtin_expect(fp_phases_on, 0) ? trlat_ticks() : 0;
+}
+static inline void fp_sub_end(int part, uint64_t t0)
+{
+    if (__builtin_expect(fp_phases_on, 0))
+        fp_sub_t[part] += trlat_ticks() - t0;
+}
 
 static inline void fp_phase(int mark)
 {

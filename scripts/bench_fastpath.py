@@ -47,7 +47,59 @@ TARGET = {"nop_with_args": 1.3, "nop0": 1.2, "add_lambda": 1.5}
 
 
 # ------------------------------------------------------------------ child side
-def child(kernel, mode, n):
+def trlat_switch():
+    """hook(on) puts trlat's Python-side wrappers on (the run hook and the
+    fast path's kernel[grid] launcher) or Triton's own methods back; the
+    driver interposer stays in both arms (its ~0.1 us is issue 2's). For the
+    in-process A/B: the machine's process-to-process noise (+-40% between
+    processes running the same loop) is far larger than a 3% target."""
+    from triton.runtime.jit import JITFunction, KernelInterface
+    saved = []
+    for cls, name in ((JITFunction, "run"), (JITFunction, "__getitem__"), (KernelInterface, "__getitem__")):
+        w = cls.__dict__.get(name)
+        if w is None:
+            continue
+        orig = getattr(getattr(w, "__func__", None), "__self__", None)  # instancemethod(builtin(orig))
+        if orig is not None and callable(orig):
+            saved.append((cls, name, w, orig))
+        elif "trlat" in (getattr(w, "__doc__", None) or ""):
+            saved.append((cls, name, w, None))  # the fast path's launcher: Triton's is inherited
+    if not any(name == "run" for _, name, _, _ in saved):
+        raise SystemExit("trlat's run hook not found (is libtrlat.so preloaded with TRLAT_FASTPATH=1?)")
+
+    def hook(on):
+        for cls, name, w, orig in saved:
+            if on:
+                setattr(cls, name, w)
+            elif orig is None:
+                if name in cls.__dict__:
+                    delattr(cls, name)
+            else:
+                setattr(cls, name, orig)
+    return hook
+
+
+def ab_blocks(loop, pairs, block, sync, arms=(True, False)):
+    """Alternating blocks of `block` calls per arm, the order turned every
+    pair; returns {arm: [ns per call, one per block]}."""
+    hook = trlat_switch()
+    out = {arm: [] for arm in arms}
+    for i in range(pairs):
+        for arm in (arms if i % 2 == 0 else arms[::-1]):
+            hook(arm)
+            for _ in range(50):  # the switch bumps type versions: settle first
+                loop()
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(block):
+                loop()
+            out[arm].append((time.perf_counter() - t0) / block * 1e9)
+            sync()
+    hook(True)
+    return out
+
+
+def child(kernel, mode, n, pairs=0):
     global tl  # Triton resolves a kernel's annotations in its module's globals
     import torch
     import triton
@@ -85,6 +137,10 @@ def child(kernel, mode, n):
     for _ in range(200):
         call()
     torch.cuda.synchronize()
+    if mode == "ab":  # in one process: trlat's wrappers on / Triton's own
+        d = ab_blocks(call, pairs, n, torch.cuda.synchronize)
+        print("ab=" + json.dumps({"on": d[True], "off": d[False]}).replace(" ", ""), flush=True)
+        return
     if mode == "jit":
         loop = call
     elif mode == "compiled_run":
@@ -125,6 +181,10 @@ def child(kernel, mode, n):
     t1 = time.perf_counter()
     torch.cuda.synchronize()
     print("ns_per_launch=%.1f" % ((t1 - t0) / n * 1e9), flush=True)
+
+
+def steps_pairs():
+    return int(os.environ.get("BENCH_AB_PAIRS", "9"))
 
 
 def decode_child(mode, steps):
@@ -212,6 +272,37 @@ def decode_child(mode, steps):
     for L in lengths:  # compile every specialization, warm the memo
         step(L)
     torch.cuda.synchronize()
+    if mode == "ab":
+        hook = trlat_switch()
+        hook(False)
+        for L in lengths:  # Triton's own caches warm too
+            step(L)
+        graphs = []
+        for L in lengths:  # captured through Triton's own path
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, stream=stream):
+                step(L)
+            graphs.append(g)
+        torch.cuda.synchronize()
+        arms = {"eager": (False, lambda i, L: step(L)), "fastpath": (True, lambda i, L: step(L)),
+                "graphs": (False, lambda i, L: graphs[i].replay())}
+        out = {a: [] for a in arms}
+        order = list(arms)
+        for r in range(steps_pairs()):
+            for a in order[r % 3:] + order[:r % 3]:
+                on, run = arms[a]
+                hook(on)
+                for i, L in enumerate(lengths[:5]):  # settle after the switch
+                    run(i, L)
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for i, L in enumerate(lengths):
+                    run(i, L)
+                torch.cuda.synchronize()
+                out[a].append((time.perf_counter() - t0) / steps * 1e6)
+        hook(True)
+        print("ab=" + json.dumps(out).replace(" ", ""), flush=True)
+        return
     if mode == "graphs":
         graphs = []
         for L in lengths:
@@ -295,7 +386,7 @@ def measure(cmd, env_extra, preload):
         HIT_RATES.setdefault(" ".join(cmd[2:]) + " " + env_extra.get("TRLAT_FASTPATH_MEMO", ""), []).append(share)
     if env_extra.get("TRLAT_FASTPATH_PHASES") == "1":
         for line in p.stderr.splitlines():
-            if "fast path phases over" in line:
+            if "fast path phases" in line:
                 got = {}
                 for part in line.split(":", 2)[-1].split(";"):
                     words = part.split()
@@ -310,6 +401,8 @@ def measure(cmd, env_extra, preload):
             k, v = tok.split("=", 1)
             if k in ("ns_per_launch", "us_per_step"):
                 return float(v)
+            if k == "ab":
+                return json.loads(v)
     sys.stderr.write("failed: %s\n%s\n" % (" ".join(cmd), (p.stdout + p.stderr)[-2000:]))
     return None
 
@@ -325,6 +418,9 @@ def main():
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--skip-decode", action="store_true")
+    ap.add_argument("--ab-rounds", type=int, default=3, help="in-process A/B processes per kernel and arm")
+    ap.add_argument("--ab-pairs", type=int, default=10, help="on/off block pairs per A/B process")
+    ap.add_argument("--ab-block", type=int, default=2000, help="calls per A/B block")
     ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset of %s" % (KERNELS,))
     a = ap.parse_args()
     kernels = [k for k in a.kernels.split(",") if k in KERNELS]
@@ -350,29 +446,61 @@ def main():
             v = med(res[(kname, label)])
             cells.append("%.0f (%.2fx)" % (v, v / base[kname]))
         print("%-26s %16s %16s %16s" % (label, *cells))
+    # In-process A/B (trlat_switch): the miss against Triton itself, and the
+    # hit's speed-up over Triton, without process-to-process noise.
+    ab = {}
+    for r in range(a.ab_rounds):
+        for kname in kernels:
+            for what, env in (("miss", {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_MEMO": "0"}),
+                              ("hit", {"TRLAT_FASTPATH": "1"})):
+                d = measure([sys.executable, me, "--child", kname, "ab", str(a.ab_block), str(a.ab_pairs)], env, True)
+                if d:
+                    ab.setdefault((kname, what), []).append(
+                        statistics.median(x / y for x, y in zip(d["on"], d["off"])))
+    if ab:
+        print("\nin-process A/B (%d processes x %d block pairs x %d calls; trlat's wrappers on/off, medians of "
+              "per-pair ratios):" % (a.ab_rounds, a.ab_pairs, a.ab_block))
+        for kname in kernels:
+            print("  %-14s miss/triton %s   hit/triton %s" % (kname, " ".join(
+                "%.3f" % x for x in ab.get((kname, "miss"), [])), " ".join(
+                "%.3f" % x for x in ab.get((kname, "hit"), []))))
     ok = True
     for kname in kernels:
         hit = med(res[(kname, "trlat fastpath hit")]) / base[kname]
-        miss = med(res[(kname, "trlat fastpath miss")]) / med(res[(kname, "triton JIT")])
+        miss_ab = ab.get((kname, "miss"))
+        miss = med(miss_ab) if miss_ab else med(res[(kname, "trlat fastpath miss")]) / med(res[(kname, "triton JIT")])
         good = hit <= TARGET[kname] and miss <= 1.03
         ok &= good
-        print("TABLE fastpath %-14s hit %.2fx raw (target %.1fx)  miss %.3fx triton (target 1.03x)  %s" %
-              (kname, hit, TARGET[kname], miss, "PASS" if good else "FAIL"))
+        print("TABLE fastpath %-14s hit %.2fx raw (target %.1fx)  miss %.3fx triton %s(target 1.03x)  %s" %
+              (kname, hit, TARGET[kname], miss, "in-process " if miss_ab else "", "PASS" if good else "FAIL"))
     if not a.skip_decode:
-        dec = {"eager": [], "fastpath": [], "graphs": []}
-        for r in range(max(3, a.rounds // 2)):
-            dec["eager"].append(measure([sys.executable, me, "--decode", "eager", str(a.steps)], {}, False))
-            dec["fastpath"].append(measure([sys.executable, me, "--decode", "eager", str(a.steps)],
-                                           {"TRLAT_FASTPATH": "1"}, True))
-            dec["graphs"].append(measure([sys.executable, me, "--decode", "graphs", str(a.steps)], {}, False))
-        e, f, g = med(dec["eager"]), med(dec["fastpath"]), med(dec["graphs"])
-        closed = (e - f) / (e - g) * 100 if e > g else float("nan")
-        print("\ndecode loop (%d steps, 10 kernels/step, length +1 per step): us per step" % a.steps)
+        # one process per round, the three arms interleaved in it
+        rows = []
+        for r in range(max(2, a.rounds // 2)):
+            d = measure([sys.executable, me, "--decode", "ab", str(a.steps)], {"TRLAT_FASTPATH": "1"}, True)
+            if d:
+                rows.append({k: statistics.median(v) for k, v in d.items()})
+                x = rows[-1]
+                print("decode A/B process %d: eager %.1f  fastpath %.1f  graphs %.1f us per step (medians of %d)" %
+                      (r, x["eager"], x["fastpath"], x["graphs"], len(d["eager"])))
+        e, f, g = (med([x[k] for x in rows]) for k in ("eager", "fastpath", "graphs"))
+        closed = med([(x["eager"] - x["fastpath"]) / (x["eager"] - x["graphs"]) * 100 for x in rows
+                      if x["eager"] > x["graphs"]])
+        print("\ndecode loop (%d steps, 10 kernels/step, length +1 per step): us per step, in-process A/B" % a.steps)
         print("  eager %.1f   fastpath %.1f   CUDA graphs per length %.1f   gap closed %.0f%%" % (e, f, g, closed))
         good = closed >= 75
         ok &= good
         print("TABLE fastpath decode: eager %.1f us, fastpath %.1f us, graphs %.1f us per step; gap closed %.0f%% "
               "(target 75%%) %s" % (e, f, g, closed, "PASS" if good else "FAIL"))
+    # what the fast path decided for each benchmark (TRLAT_FASTPATH_DEBUG=1)
+    for kname in kernels:
+        env = dict(os.environ, LD_PRELOAD=LIB, TRLAT_FASTPATH="1", TRLAT_FASTPATH_DEBUG="1", TRLAT_CUPTI="0",
+                   TRLAT_SUMMARY="0", TRLAT_OUTPUT=os.devnull)
+        p = subprocess.run([sys.executable, me, "--child", kname, "jit", "100"], env=env, capture_output=True,
+                           text=True, timeout=300, preexec_fn=pin)
+        for line in p.stderr.splitlines():
+            if "grid function" in line or "torch's C++" in line or "not memoized" in line:
+                print("fast-path debug %-14s %s" % (kname, line.split("fast path: ", 1)[-1]))
     for kname in kernels:
         rows = PHASES.get(kname) or []
         if rows:
@@ -389,7 +517,7 @@ def main():
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), *[int(x) for x in sys.argv[5:6]])
     elif len(sys.argv) > 1 and sys.argv[1] == "--decode":
         decode_child(sys.argv[2], int(sys.argv[3]))
     else:

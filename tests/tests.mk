@@ -76,6 +76,12 @@ $(TB)/fake/libcupti_fake.so: tests/fake/fake_cupti.c $(FAKE)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread
 test-build: $(TB)/fake/libcupti_fake.so
+# torch's libc10_cuda.so as the fast path calls it (fastpath/torchcuda.c);
+# in a directory of its own: only the stand-in torch loads it, by path
+$(TB)/fake/c10/libc10_cuda.so: tests/fake/fake_c10.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libc10_cuda.so -o $@ $<
+test-build: $(TB)/fake/c10/libc10_cuda.so
 $(TB)/gpu/libcupti_min.so: tests/gpu/cupti_min.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I$(CUDA_HOME)/include -fPIC -shared -o $@ $< -ldl -lpthread

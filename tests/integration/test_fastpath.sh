@@ -54,6 +54,23 @@ for PY in "${pythons[@]}"; do
     expect "py$v report off: fastpath null" "$(fpk off '[k["fastpath"] for k in r["kernels"]][:1]')" "[None]"
     expect "py$v nothing on stderr" "$(cat "$WORK/on.err" "$WORK/ver.err")" ""
 
+    # torch's C++ reads of the device and stream (fastpath/torchcuda.c)
+    # through a stand-in libc10_cuda.so kept in step with the stand-in
+    # torch: used once both answers agree on a thread, following the
+    # corpus's stream switches; an answer that differs turns it off for
+    # good (one call), the launches unchanged either way
+    C10=$B/tests/fake/c10/libc10_cuda.so
+    run c10off 0 corpus 4 FAKE_C10_LIB=$C10
+    run c10on 1 corpus 4 FAKE_C10_LIB=$C10 TRLAT_FASTPATH_DEBUG=1
+    run c10skew 1 corpus 4 FAKE_C10_LIB=$C10 FAKE_C10_SKEW=1 TRLAT_FASTPATH_DEBUG=1
+    same "py$v torch C++ device/stream" c10off c10on
+    same "py$v torch C++ answering differently" c10off c10skew
+    c10n() { sed -n 's/^c10_calls=//p' "$WORK/$1.err"; }
+    expect "py$v torch C++: said once, read on every later call" \
+        "$(grep -c "read through torch's C++ library" "$WORK/c10on.err"):$(c10n c10off):$(( $(c10n c10on) >= $(total c10on hits) ))" "1:0:1"
+    expect "py$v torch C++ answering differently: one call, then never" \
+        "$(grep -c "disagree with its Python calls" "$WORK/c10skew.err"):$(c10n c10skew):$(total c10skew hits)" "1:1:$(total c10on hits)"
+
     # grid functions (gridprog.c): the ones gridcheck.py accepts are not
     # called on hits (prog.py counts calls with sys.setprofile, on stderr),
     # the others are; launches are the same; verify finds a wrong program
@@ -167,11 +184,14 @@ fi
 
 # TRLAT_FASTPATH_PHASES=1: one line at exit, every phase, over the hits
 # the report counts (all of this workload's hits come through kernel[grid]).
-PY=${pythons[0]}
+PY=${pythons[0]} PROG=$ROOT/tests/fastpath/prog.py
 run ph 1 loop 50 TRLAT_FASTPATH_PHASES=1
 expect "phases: one line over the report's hits, 7 phases" \
     "$(sed -n 's/.*fast path phases over \([0-9]*\) hits, ns per hit:\(.*\)/\1 \2/p' "$WORK/ph.err" | awk '{print $1, gsub(/;/, ";")}')" \
     "$(total ph hits) 7"
+expect "phases: a second line with the device and key's 6 parts" \
+    "$(sed -n 's/.*fast path phases, parts of the two above, ns per hit:\(.*\)/\1/p' "$WORK/ph.err" | awk '{print gsub(/;/, ";")}')" \
+    "6"
 run noph 1 loop 50
 expect "phases: nothing without the option" "$(grep -c 'fast path phases' "$WORK/noph.err")" 0
 

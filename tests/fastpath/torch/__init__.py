@@ -1,6 +1,8 @@
 # A stand-in for the parts of torch Triton's run() and trlat's memo touch:
 # Tensor (dtype, is_cuda, data_ptr()), nn.Parameter, the current device and
 # the current raw stream. No memory: a tensor is an address and a dtype.
+import ctypes
+import os
 import types
 
 
@@ -68,10 +70,23 @@ def _cuda_getCurrentRawStream(device):
 
 def _set_stream(s, device=0):
     _state["stream"][device] = s
+    if _c10:
+        _c10.fake_c10_set_stream(device, ctypes.c_ulonglong(s))
 
 
 def _set_device(d):
     _state["device"] = d
+    if _c10:
+        _c10.fake_c10_set_device(d)
+
+
+# FAKE_C10_LIB: tests/fake/fake_c10.c, torch's C++ side of the two reads
+# above, kept in step with them (the fast path may call it instead)
+_c10 = ctypes.CDLL(os.environ["FAKE_C10_LIB"]) if os.environ.get("FAKE_C10_LIB") else None
+
+
+def c10_calls():
+    return ctypes.c_ulonglong.in_dll(_c10, "fake_c10_calls").value if _c10 else 0
 
 
 def current_device():
