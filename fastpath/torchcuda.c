@@ -7,7 +7,10 @@
  * use). getCurrentCUDAStream can only throw before torch's stream pools
  * exist or for a device index out of range: it is used only after the
  * Python path gave the same answers on this thread, for the device
- * GetDevice just returned. Any doubt: the Python calls. */
+ * GetDevice just returned. Any doubt: the Python calls. Which functions
+ * Triton's driver calls is checked by identity with torch._C's (guards.c);
+ * one patched in by a program that agrees at first and later answers
+ * differently would not be noticed. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
 
