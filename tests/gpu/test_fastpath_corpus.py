@@ -1,7 +1,9 @@
 """The fast path's correctness corpus (issue 5), for the GPU machine.
 
 Each workload runs in its own process three times: TRLAT_FASTPATH=0, =1 and
-=verify, each with TRLAT_FASTPATH_LOG (one line per launch: kernel, grid,
+=verify (CORPUS_JOBS processes at a time, default 6: what is compared does
+not depend on timing; the autotuner's do_bench is deterministic), each with
+TRLAT_FASTPATH_LOG (one line per launch: kernel, grid,
 block, shared memory, stream, attributes, parameter bytes). PASS when, for
 every workload, the output tensors are bitwise identical (sha256), the
 launch sequences are identical (exactly, or with pointers and streams
@@ -26,6 +28,8 @@ sys.path.insert(0, HERE)
 WORKLOADS = ["vadd", "softmax", "layernorm", "matmul_autotuned", "dropout", "scalars", "ints", "misaligned",
              "dtypes", "two_streams", "cuda_graph", "two_threads", "run_direct"]
 REPS = int(os.environ.get("CORPUS_REPS", "5"))
+JOBS = max(1, int(os.environ.get("CORPUS_JOBS", "6")))
+MODES = ("0", "1", "verify")
 
 
 # ---------------------------------------------------------------- workloads
@@ -303,21 +307,30 @@ def normalize(lines):
     return out
 
 
+def run_mode(job):
+    """One workload in one mode, in its own process: (rc, digests, launch log lines, report, stderr)."""
+    import common
+    name, mode = job
+    fd, log = tempfile.mkstemp(prefix="fplog-", suffix=".txt")
+    os.close(fd)
+    out, err, rc, rep = common.run([sys.executable, os.path.abspath(__file__), "--run", name],
+                                   env={"TRLAT_FASTPATH": mode, "TRLAT_FASTPATH_LOG": log, "TRLAT_CUPTI": "0"})
+    with open(log) as f:
+        lines = f.read().splitlines()
+    os.unlink(log)
+    m = re.search(r"^DIGESTS (.*)$", out, re.M)
+    return rc, json.loads(m.group(1)) if m else None, lines, rep, err
+
+
 def main():
-    from common import check, run, summary, kernel  # noqa: F401
+    from concurrent.futures import ThreadPoolExecutor
+    from common import check, summary
     names = [a for a in sys.argv[1:] if not a.startswith("-")] or WORKLOADS
+    jobs = [(name, mode) for name in names for mode in MODES]
+    with ThreadPoolExecutor(max_workers=JOBS) as ex:
+        results = dict(zip(jobs, ex.map(run_mode, jobs)))
     for name in names:
-        res = {}
-        for mode in ("0", "1", "verify"):
-            fd, log = tempfile.mkstemp(prefix="fplog-", suffix=".txt")
-            os.close(fd)
-            out, err, rc, rep = run([sys.executable, os.path.abspath(__file__), "--run", name],
-                                    env={"TRLAT_FASTPATH": mode, "TRLAT_FASTPATH_LOG": log, "TRLAT_CUPTI": "0"})
-            with open(log) as f:
-                lines = f.read().splitlines()
-            os.unlink(log)
-            m = re.search(r"^DIGESTS (.*)$", out, re.M)
-            res[mode] = (rc, json.loads(m.group(1)) if m else None, lines, rep, err)
+        res = {mode: results[(name, mode)] for mode in MODES}
         rc0, d0, l0, r0, e0 = res["0"]
         if not check(f"{name}: runs with the fast path off", rc0 == 0 and d0, e0[-400:]):
             continue
