@@ -4,8 +4,11 @@
 One interleaved run: every round measures every configuration once, each in
 its own process, and the table shows medians over the rounds and the ratio
 to the raw C cuLaunchKernelEx loop (tests/gpu/bench_launch, 16 parameters /
-none) measured in the same rounds. Then the decode-style loop: step time
-eager, with the fast path, and with one CUDA graph per sequence length.
+none) measured in the same rounds. Misses and hits are then compared with
+Triton inside single processes (trlat's wrappers switched off and on in
+alternating blocks: the machine's processes differ by far more than the 3%
+a miss may cost), and so is the decode-style loop: step time eager, with
+the fast path, and with one CUDA graph per sequence length.
 
   python3 scripts/bench_fastpath.py [--rounds 5] [--n 20000] [--steps 200]
   (build first: make build/libtrlat.so build/tests/gpu/bench_launch)
@@ -37,7 +40,6 @@ CONFIGS = [
     ("ctypes cuLaunchKernel", (False, {}, "ctypes")),
     ("trlat profile-only", (True, {"TRLAT_FASTPATH": "0"}, "jit")),
     ("trlat fastpath hit", (True, {"TRLAT_FASTPATH": "1"}, "jit")),
-    ("trlat fastpath miss", (True, {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_MEMO": "0"}, "jit")),
     # the hit again with TRLAT_FASTPATH_PHASES=1: where its time goes (the
     # timer's own reads make this row a little slower than the hit row)
     ("trlat fastpath hit+phases", (True, {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_PHASES": "1"}, "jit")),
@@ -467,12 +469,11 @@ def main():
     ok = True
     for kname in kernels:
         hit = med(res[(kname, "trlat fastpath hit")]) / base[kname]
-        miss_ab = ab.get((kname, "miss"))
-        miss = med(miss_ab) if miss_ab else med(res[(kname, "trlat fastpath miss")]) / med(res[(kname, "triton JIT")])
+        miss = med(ab.get((kname, "miss"), []))  # misses only in-process: processes differ by far more than 3%
         good = hit <= TARGET[kname] and miss <= 1.03
         ok &= good
-        print("TABLE fastpath %-14s hit %.2fx raw (target %.1fx)  miss %.3fx triton %s(target 1.03x)  %s" %
-              (kname, hit, TARGET[kname], miss, "in-process " if miss_ab else "", "PASS" if good else "FAIL"))
+        print("TABLE fastpath %-14s hit %.2fx raw (target %.1fx)  miss %.3fx triton in-process (target 1.03x)  %s" %
+              (kname, hit, TARGET[kname], miss, "PASS" if good else "FAIL"))
     if not a.skip_decode:
         # one process per round, the three arms interleaved in it
         rows = []
