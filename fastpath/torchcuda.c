@@ -13,6 +13,7 @@
  * differently would not be noticed. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
+#include "interpose/real.h"
 
 #include <dlfcn.h>
 
@@ -37,9 +38,10 @@ static void resolve(void)
     void *h = dlopen("libc10_cuda.so", RTLD_NOLOAD | RTLD_LAZY);
     if (!h)
         return;
-    T.get_device = (int (*)(int8_t *))dlsym(h, "_ZN3c104cuda9GetDeviceEPa");
-    T.current_stream = (struct c10_stream(*)(int8_t))dlsym(h, "_ZN3c104cuda20getCurrentCUDAStreamEa");
-    T.raw = (void *(*)(const struct c10_stream *))dlsym(h, "_ZNK3c104cuda10CUDAStream6streamEv");
+    /* glibc's dlsym: trlat's own exported dlsym is for the program */
+    T.get_device = (int (*)(int8_t *))trlat_real_dlsym(h, "_ZN3c104cuda9GetDeviceEPa");
+    T.current_stream = (struct c10_stream(*)(int8_t))trlat_real_dlsym(h, "_ZN3c104cuda20getCurrentCUDAStreamEa");
+    T.raw = (void *(*)(const struct c10_stream *))trlat_real_dlsym(h, "_ZNK3c104cuda10CUDAStream6streamEv");
     dlclose(h); /* RTLD_NOLOAD: torch keeps it loaded */
     if (T.get_device && T.current_stream && T.raw)
         T.state = 1;
