@@ -387,15 +387,16 @@ def measure(cmd, env_extra, preload):
         share = hit_share(report)
         HIT_RATES.setdefault(" ".join(cmd[2:]) + " " + env_extra.get("TRLAT_FASTPATH_MEMO", ""), []).append(share)
     if env_extra.get("TRLAT_FASTPATH_PHASES") == "1":
+        got = {}  # the phases line and the line of their parts, one process
         for line in p.stderr.splitlines():
             if "fast path phases" in line:
-                got = {}
                 for part in line.split(":", 2)[-1].split(";"):
                     words = part.split()
                     if len(words) >= 2:
                         got[" ".join(words[:-1])] = float(words[-1])
-                got["driver (report mean)"] = driver_mean(report)
-                PHASES.setdefault(cmd[3], []).append(got)
+        if got:
+            got["driver (report mean)"] = driver_mean(report)
+            PHASES.setdefault(cmd[3], []).append(got)
     if os.path.exists(report):
         os.unlink(report)
     for tok in p.stdout.split():
