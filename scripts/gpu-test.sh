@@ -17,7 +17,7 @@ LOG=$OUT/gpu-test.log
 
 if [ ! -f "$BUILD/libtrlat.so" ] || [ ! -x "$BUILD/tests/gpu/bench_launch" ]; then
     echo "== building (no carried build found)" | tee -a "$LOG"
-    make -s TRLAT_NO_UNWIND=1 "$BUILD/libtrlat.so" "$BUILD/tests/gpu/bench_launch" >>"$LOG" 2>&1 || {
+    make -s TRLAT_NO_UNWIND=1 "$BUILD/libtrlat.so" "$BUILD/tests/gpu/bench_launch" "$BUILD/tests/gpu/librawloop.so" >>"$LOG" 2>&1 || {
         echo "build failed; see $LOG"; exit 1; }
 fi
 
