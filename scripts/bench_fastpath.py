@@ -24,6 +24,7 @@ import argparse
 import json
 import tempfile
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -179,6 +180,7 @@ def child(kernel, mode, n, pairs=0):
     for _ in range(200):
         call()
     torch.cuda.synchronize()
+
     def prebuilt():
         """The kernel's parameter array as Triton 3.6 passes it (pointers, i32
         ints, the two scratch pointers), its grid, block and shared memory."""
@@ -558,10 +560,12 @@ def main():
               "(target 75%%) %s" % (e, f, g, closed, "PASS" if good else "FAIL"))
     # what the fast path decided for each benchmark (TRLAT_FASTPATH_DEBUG=1)
     for kname in kernels:
+        report = os.path.join(tempfile.mkdtemp(prefix="trlat-bench-"), "debug.json")
         env = dict(os.environ, LD_PRELOAD=LIB, TRLAT_FASTPATH="1", TRLAT_FASTPATH_DEBUG="1", TRLAT_CUPTI="0",
-                   TRLAT_SUMMARY="0", TRLAT_OUTPUT=os.devnull)
+                   TRLAT_SUMMARY="0", TRLAT_OUTPUT=report)
         p = subprocess.run([sys.executable, me, "--child", kname, "jit", "100"], env=env, capture_output=True,
                            text=True, timeout=300, preexec_fn=pin)
+        shutil.rmtree(os.path.dirname(report), ignore_errors=True)
         for line in p.stderr.splitlines():
             if "grid function" in line or "torch's C++" in line or "not memoized" in line:
                 print("fast-path debug %-14s %s" % (kname, line.split("fast path: ", 1)[-1]))
