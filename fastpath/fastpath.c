@@ -11,7 +11,6 @@
 #include "interpose/trlat.h"
 #include "report/writer.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 struct fp_conf fp_conf;
@@ -367,54 +366,18 @@ int trlat_fastpath_prekeyed(PyObject *jitfn)
 }
 
 /* ---- the module ---- */
-static long env_num(const char *name, long def, long max)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return def;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < 0 || v > max) {
-        trlat_log("%s=%.64s is not valid (expected a number from 0 to %ld); using %ld", name, s, max, def);
-        return def;
-    }
-    return v;
-}
-
-static int env_word(const char *name, const char *a, const char *b, int def)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return def;
-    if (strcmp(s, a) == 0)
-        return 0;
-    if (strcmp(s, b) == 0)
-        return 1;
-    trlat_log("%s=%.64s is not valid (expected %s or %s); using %s", name, s, a, b, def ? b : a);
-    return def;
-}
-
 static void start(void)
 {
     long fp = trlat_config(TRLAT_OPT_FASTPATH);
-    const char *log = getenv("TRLAT_FASTPATH_LOG");
+    const char *log = trlat_config_fastpath_log();
     fp_conf.verify = fp == TRLAT_FASTPATH_VERIFY;
-    fp_conf.mode = env_word("TRLAT_FASTPATH_MODE", "value", "identical", 0);
-    fp_conf.memo_cap = (unsigned)env_num("TRLAT_FASTPATH_MEMO", 1024, 1 << 20);
-    fp_conf.keep_gil = env_word("TRLAT_FASTPATH_GIL", "release", "keep", 0);
-    fp_conf.getitem = (int)env_num("TRLAT_FASTPATH_GETITEM", 1, 1);
-    fp_conf.debug = (int)env_num("TRLAT_FASTPATH_DEBUG", 0, 1);
-    fp_conf.grid = FP_GEVAL_ON;
-    const char *gv = getenv("TRLAT_FASTPATH_GRID");
-    if (gv && *gv) {
-        if (strcmp(gv, "call") == 0)
-            fp_conf.grid = FP_GEVAL_CALL;
-        else if (strcmp(gv, "skew") == 0)
-            fp_conf.grid = FP_GEVAL_SKEW;
-        else if (strcmp(gv, "eval") != 0)
-            trlat_log("TRLAT_FASTPATH_GRID=%.64s is not valid (expected eval or call); using eval", gv);
-    }
+    fp_conf.mode = trlat_config(TRLAT_OPT_FP_MODE) == TRLAT_FP_MODE_IDENTICAL ? FP_MODE_IDENT : FP_MODE_VALUE;
+    fp_conf.memo_cap = (unsigned)trlat_config(TRLAT_OPT_FP_MEMO);
+    fp_conf.keep_gil = trlat_config(TRLAT_OPT_FP_GIL) == TRLAT_FP_GIL_KEEP;
+    fp_conf.getitem = (int)trlat_config(TRLAT_OPT_FP_GETITEM);
+    fp_conf.debug = (int)trlat_config(TRLAT_OPT_FP_DEBUG);
+    long g = trlat_config(TRLAT_OPT_FP_GRID);
+    fp_conf.grid = g == TRLAT_FP_GRID_CALL ? FP_GEVAL_CALL : g == TRLAT_FP_GRID_SKEW ? FP_GEVAL_SKEW : FP_GEVAL_ON;
     if (fp != TRLAT_FASTPATH_OFF) {
         if (fp_memo_init(&fp_memo, fp_conf.memo_cap)) {
             trlat_log("fast path: out of memory for the memo; every call runs through Triton");
@@ -423,7 +386,7 @@ static void start(void)
             trlat_report_add_contributor(fp_stats_contribute);
         }
     }
-    if (fp != TRLAT_FASTPATH_OFF || (log && *log))
+    if (fp != TRLAT_FASTPATH_OFF || log)
         fp_capture_install(log);
 }
 

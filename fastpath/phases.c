@@ -1,11 +1,11 @@
 /* TRLAT_FASTPATH_PHASES=1: see phases.h. */
 #include "fastpath/phases.h"
+#include "interpose/config.h"
 #include "interpose/log.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 int fp_phases_on;
 _Thread_local uint64_t fp_phase_t[FP_PH_MARKS] __attribute__((tls_model("initial-exec")));
@@ -36,8 +36,7 @@ static void print(void)
 
 void fp_phases_init(void)
 {
-    const char *s = getenv("TRLAT_FASTPATH_PHASES");
-    if (s && strcmp(s, "1") == 0 && atexit(print) == 0)
+    if (trlat_config(TRLAT_OPT_FP_PHASES) && atexit(print) == 0)
         fp_phases_on = 1;
 }
 

@@ -2,6 +2,7 @@
 #include "interpose/log.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,12 @@ static const struct choice cupti_choices[] = {
     {"0", TRLAT_CUPTI_OFF}, {"1", TRLAT_CUPTI_ON}, {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
 static const struct choice fastpath_choices[] = {
     {"0", TRLAT_FASTPATH_OFF}, {"1", TRLAT_FASTPATH_ON}, {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
+static const struct choice fp_mode_choices[] = {
+    {"value", TRLAT_FP_MODE_VALUE}, {"identical", TRLAT_FP_MODE_IDENTICAL}, {NULL, 0}};
+static const struct choice fp_gil_choices[] = {{"release", TRLAT_FP_GIL_RELEASE}, {"keep", TRLAT_FP_GIL_KEEP}, {NULL, 0}};
+/* skew: tests only (a wrong grid program for verify mode to find) */
+static const struct choice fp_grid_choices[] = {
+    {"eval", TRLAT_FP_GRID_EVAL}, {"call", TRLAT_FP_GRID_CALL}, {"skew", TRLAT_FP_GRID_SKEW}, {NULL, 0}};
 
 /* choices == NULL: a decimal number in [0, max]. */
 struct option {
@@ -33,9 +40,17 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 or verify", 0, 0},
     [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, "0 or 1", 0, 0},
     [TRLAT_OPT_TRACE] = {"TRLAT_TRACE", 0, NULL, "a number of launches from 0 to 10000000", TRLAT_TRACE_MAX, 0},
+    [TRLAT_OPT_FP_MODE] = {"TRLAT_FASTPATH_MODE", TRLAT_FP_MODE_VALUE, fp_mode_choices, "value or identical", 0, 0},
+    [TRLAT_OPT_FP_MEMO] = {"TRLAT_FASTPATH_MEMO", 1024, NULL, "a number of entries from 0 to 1048576",
+                           TRLAT_FP_MEMO_MAX, 0},
+    [TRLAT_OPT_FP_GIL] = {"TRLAT_FASTPATH_GIL", TRLAT_FP_GIL_RELEASE, fp_gil_choices, "release or keep", 0, 0},
+    [TRLAT_OPT_FP_GETITEM] = {"TRLAT_FASTPATH_GETITEM", 1, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_FP_DEBUG] = {"TRLAT_FASTPATH_DEBUG", 0, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_FP_GRID] = {"TRLAT_FASTPATH_GRID", TRLAT_FP_GRID_EVAL, fp_grid_choices, "eval or call", 0, 0},
+    [TRLAT_OPT_FP_PHASES] = {"TRLAT_FASTPATH_PHASES", 0, bool_choices, "0 or 1", 0, 0},
 };
 
-static const char *output_template;
+static const char *output_template, *fastpath_log;
 
 static int parse(const struct option *o, const char *s, long *out)
 {
@@ -58,13 +73,14 @@ static int parse(const struct option *o, const char *s, long *out)
     return 0;
 }
 
-static const char *default_name(const struct option *o)
+static const char *default_name(const struct option *o, char *buf, size_t len)
 {
     if (o->choices)
         for (const struct choice *c = o->choices; c->word; c++)
             if (c->value == o->def)
                 return c->word;
-    return "0";
+    snprintf(buf, len, "%ld", o->def);
+    return buf;
 }
 
 void trlat_config_load(void)
@@ -76,14 +92,22 @@ void trlat_config_load(void)
         if (!s || !*s)
             continue;
         long v;
+        char buf[24];
         if (parse(o, s, &v) == 0)
             o->value = v;
         else
             trlat_log("%s=%.64s is not valid (expected %s); using %s", o->name, s, o->accepted,
-                      default_name(o));
+                      default_name(o, buf, sizeof buf));
     }
     const char *out = getenv("TRLAT_OUTPUT");
     output_template = (out && *out) ? out : "trlat-%p.json";
+    const char *log = getenv("TRLAT_FASTPATH_LOG");
+    fastpath_log = (log && *log) ? log : NULL;
+}
+
+const char *trlat_config_fastpath_log(void)
+{
+    return fastpath_log;
 }
 
 long trlat_config(enum trlat_opt opt)

@@ -13,13 +13,25 @@ enum trlat_opt {
     TRLAT_OPT_FASTPATH, /* TRLAT_FASTPATH_OFF / _ON / _VERIFY */
     TRLAT_OPT_STACKS,   /* bool */
     TRLAT_OPT_TRACE,    /* number of launches kept as events */
+    /* the fast path's own (fastpath/, docs/FASTPATH.md) */
+    TRLAT_OPT_FP_MODE,    /* TRLAT_FP_MODE_VALUE / _IDENTICAL */
+    TRLAT_OPT_FP_MEMO,    /* memo entries, 0: never store */
+    TRLAT_OPT_FP_GIL,     /* TRLAT_FP_GIL_RELEASE / _KEEP */
+    TRLAT_OPT_FP_GETITEM, /* bool: the C kernel[grid] launcher */
+    TRLAT_OPT_FP_DEBUG,   /* bool */
+    TRLAT_OPT_FP_GRID,    /* TRLAT_FP_GRID_CALL / _EVAL / _SKEW */
+    TRLAT_OPT_FP_PHASES,  /* bool */
     TRLAT_OPT_COUNT
 };
 
 enum { TRLAT_CUPTI_OFF = 0, TRLAT_CUPTI_ON = 1, TRLAT_CUPTI_AUTO = 2 };
 enum { TRLAT_FASTPATH_OFF = 0, TRLAT_FASTPATH_ON = 1, TRLAT_FASTPATH_VERIFY = 2 };
+enum { TRLAT_FP_MODE_VALUE = 0, TRLAT_FP_MODE_IDENTICAL = 1 };
+enum { TRLAT_FP_GIL_RELEASE = 0, TRLAT_FP_GIL_KEEP = 1 };
+enum { TRLAT_FP_GRID_CALL = 0, TRLAT_FP_GRID_EVAL = 1, TRLAT_FP_GRID_SKEW = 2 };
 
 #define TRLAT_TRACE_MAX 10000000
+#define TRLAT_FP_MEMO_MAX (1 << 20)
 
 /* Parses the environment (again). Called once at start and after fork. */
 void trlat_config_load(void);
@@ -27,6 +39,8 @@ void trlat_config_load(void);
 long trlat_config(enum trlat_opt opt);
 /* TRLAT_OUTPUT, or the default template. */
 const char *trlat_config_output(void);
+/* TRLAT_FASTPATH_LOG, or NULL. */
+const char *trlat_config_fastpath_log(void);
 /* Name of a value for the report's config object ("on", "auto", ...). */
 const char *trlat_config_name(enum trlat_opt opt);
 

@@ -16,6 +16,14 @@ for v in 2 yes ON; do check_bad TRLAT_CUPTI "$v" "0, 1 or auto"; done
 for v in 2 on verif; do check_bad TRLAT_FASTPATH "$v" "0, 1 or verify"; done
 for v in 2 yes; do check_bad TRLAT_STACKS "$v" "0 or 1"; done
 for v in -5 abc 10000001 99999999999999999999 1.5; do check_bad TRLAT_TRACE "$v" "a number"; done
+# the fast path's own (read with the others, whether the fast path is on or not)
+for v in values ident 1; do check_bad TRLAT_FASTPATH_MODE "$v" "value or identical"; done
+for v in -1 1048577 1k " 8"; do check_bad TRLAT_FASTPATH_MEMO "$v" "a number of entries"; done
+for v in 0 hold; do check_bad TRLAT_FASTPATH_GIL "$v" "release or keep"; done
+for v in 2 no; do check_bad TRLAT_FASTPATH_GETITEM "$v" "0 or 1"; done
+for v in 2 yes; do check_bad TRLAT_FASTPATH_DEBUG "$v" "0 or 1"; done
+for v in 1 evaluate; do check_bad TRLAT_FASTPATH_GRID "$v" "eval or call"; done
+for v in 2 on; do check_bad TRLAT_FASTPATH_PHASES "$v" "0 or 1"; done
 
 # The default stands: a bad TRLAT_TRACE keeps 0 events, a bad TRLAT_DISABLE keeps recording.
 TRLAT_TRACE=abc TRLAT_DISABLE=maybe TRLAT_OUTPUT="$WORK/d.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1
