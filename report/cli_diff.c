@@ -310,6 +310,37 @@ static void describe_tracking(FILE *out, const struct options *o)
     fputc('\n', out);
 }
 
+/* Settings that change what a launch costs (CUPTI, the fast path, native
+ * stacks) or how it is measured (trlat's version): when the two reports
+ * differ in them, say so above the figures; the gate itself is unchanged. */
+static void add_setting(char *buf, size_t cap, size_t *len, const char *name, const char *b, const char *n)
+{
+    b = b ? b : "?";
+    n = n ? n : "?";
+    if (strcmp(b, n) == 0 || *len >= cap)
+        return;
+    int w = snprintf(buf + *len, cap - *len, "%s%s %s -> %s", *len ? "; " : "", name, b, n);
+    if (w > 0)
+        *len += (size_t)w;
+}
+
+static const char *stacks_word(int stacks)
+{
+    return stacks < 0 ? NULL : stacks ? "on" : "off";
+}
+
+static void describe_settings(FILE *out, const struct cli_report *b, const struct cli_report *n)
+{
+    char buf[512];
+    size_t len = 0;
+    add_setting(buf, sizeof buf, &len, "cupti", b->config.cupti, n->config.cupti);
+    add_setting(buf, sizeof buf, &len, "fastpath", b->config.fastpath, n->config.fastpath);
+    add_setting(buf, sizeof buf, &len, "stacks", stacks_word(b->config.stacks), stacks_word(n->config.stacks));
+    add_setting(buf, sizeof buf, &len, "trlat", b->trlat_version, n->trlat_version);
+    if (len)
+        fprintf(out, "  settings differ: %s (figures can change for that alone)\n", buf);
+}
+
 /* The verdict line; returns the exit status. */
 static int verdict(FILE *out, const struct diff *d)
 {
@@ -358,6 +389,7 @@ static int run_diff(const struct options *o, const struct cli_report *b, const s
     }
     printf("trlat diff: %s -> %s\n", b->path, n->path);
     describe_tracking(stdout, o);
+    describe_settings(stdout, b, n);
     putchar('\n');
     print_totals(stdout, &d, b, n);
     print_kernels(stdout, &d, compared);

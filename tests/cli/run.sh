@@ -167,6 +167,8 @@ test_golden() {
     golden diff-improved.txt "$FIX" "$TRLAT" diff base.json improved.json
     golden diff-identical.txt "$FIX" "$TRLAT" diff base.json base.json
     golden diff-all-metrics.txt "$FIX" "$TRLAT" diff base.json regressed.json --metric all --all --threshold 5
+    # reports made with other settings (CUPTI, fast path, stacks): said above the figures
+    golden diff-settings.txt "$FIX" "$TRLAT" diff basic.json nocupti.json --threshold 1000
     golden merge-ranks.json "$FIX" "$TRLAT" merge rank0.json rank1.json rank2.json -o -
     golden trace-basic.json "$FIX" "$TRLAT" trace basic.json
     "$TRLAT" merge "$FIX/rank0.json" "$FIX/rank1.json" "$FIX/rank2.json" -o "$tmp/merged.json"
