@@ -175,6 +175,18 @@ def fallbacks():
         except Exception as e:  # noqa: BLE001
             print("option:", type(e).__name__, e)
             break
+    # run()'s own keywords given to kernel[grid](...): the lambda raises
+    # TypeError (the same call site's keywords three times, then built anew)
+    for _ in range(3):
+        try:
+            add_kernel[(1, )](x, x, x, 64, BLOCK=64, warmup=False)
+        except TypeError as e:
+            print("run keyword:", e)
+    for kw in ({"grid": (2, )}, {"warmup": True}, {"grid": (2, ), "BLOCK": 64}):
+        try:
+            add_kernel[(1, )](x, x, x, 64, **kw)
+        except TypeError as e:
+            print("run keyword:", e)
     cpu = torch.Tensor(64, device="cpu")
     for _ in range(N):
         add_kernel[(1, )](cpu, x, x, 64, BLOCK=64)

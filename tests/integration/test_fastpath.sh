@@ -146,6 +146,7 @@ for PY in "${pythons[@]}"; do
     expect "py$v changed global raises as Triton does" "$(grep -c '^global: Global variable SCALE has changed' "$WORK/fon.out"):$(reason fon globals)" "3:3"
     expect "py$v an option the key cannot hold" "$(reason fon kwargs)" 10
     expect "py$v a grid function that raises, raised once per call" "$(grep -c '^grid: grid says no' "$WORK/fon.out")" 3
+    expect "py$v run()'s keywords in kernel[grid](...): Triton's TypeError, each time" "$(grep -c '^run keyword: .*multiple values' "$WORK/fon.out")" 6
 
     # a Triton whose specialization the memo's key does not model: verify
     # notices, reports, and leaves the key to Triton
