@@ -365,6 +365,16 @@ int trlat_fastpath_prekeyed(PyObject *jitfn)
     return pk && pk->jitfn == jitfn;
 }
 
+int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site)
+{
+    struct fp_prekey *pk = fp_prekey_tls;
+    if (!pk || pk->jitfn != jitfn || !pk->t0)
+        return 0;
+    *t0 = pk->t0;
+    *site = pk->site;
+    return 1;
+}
+
 /* ---- the module ---- */
 static void start(void)
 {

@@ -4,6 +4,8 @@
 #ifndef TRLAT_FASTPATH_H
 #define TRLAT_FASTPATH_H
 
+#include <stdint.h>
+
 typedef struct _object PyObject; /* opaque: Python's C API is reached via fastpath/pyapi.h */
 
 /* For each JITFunction.run(self, *args, grid=..., warmup=..., **kwargs) call
@@ -23,5 +25,9 @@ void trlat_fastpath_after(void *state, PyObject *result);
  * kernel for such a call, only the capture state for trlat_fastpath_after.
  * With the GIL held. */
 int trlat_fastpath_prekeyed(PyObject *jitfn);
+/* For such a call: when the launcher was the thread's outermost call, its
+ * entry tick and caller site (so the call's py->driver time starts where
+ * the launcher started, keying included) and 1; else 0. */
+int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site);
 
 #endif

@@ -200,6 +200,7 @@ void fp_getitem_install(void);
 struct fp_prekey {
     PyObject *jitfn;
     struct fp_call *call; /* NULL: already counted as a fallback */
+    uint64_t t0, site;    /* the launcher's entry and caller site; t0 0: not its thread's outermost call */
 };
 extern _Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
 

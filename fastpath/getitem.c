@@ -121,7 +121,7 @@ static PyObject *kwnames_for(PyObject *kwnames)
 
 /* self.run(grid=grid, warmup=False, *args, **kwargs), with pk for the hook. */
 static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames, struct fp_call *pk_call)
+                         PyObject *kwnames, struct fp_call *pk_call, uint64_t t0, uint64_t site)
 {
     Py_ssize_t nkw = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
     PyObject *argv[1 + 1 + FP_MAX_ARGS + 2 + FP_MAX_KW];
@@ -138,7 +138,7 @@ static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const 
     a[2 + nargs] = fpy.o_false;
     for (Py_ssize_t i = 0; i < nkw; i++)
         a[3 + nargs + i] = args[nargs + i];
-    struct fp_prekey pk = {l->jitfn, pk_call}, *saved = fp_prekey_tls;
+    struct fp_prekey pk = {l->jitfn, pk_call, t0, site}, *saved = fp_prekey_tls;
     fp_prekey_tls = &pk;
     PyObject *r = PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET,
                                                 kn);
@@ -175,9 +175,11 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     struct trlat_tstate *ts = trlat_tstate_get();
     int outer = ts && !ts->py_t0;
     struct trlat_pycall saved;
+    uint64_t t0 = 0, site = 0;
     if (outer) {
-        uint64_t t0 = trlat_ticks();
-        trlat_pycall_open(ts, t0, trlat_pyhook_caller_site(), &saved);
+        t0 = trlat_ticks();
+        site = trlat_pyhook_caller_site();
+        trlat_pycall_open(ts, t0, site, &saved);
     }
     struct fp_call c;
     struct fp_call *miss = NULL;
@@ -218,7 +220,7 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
             trlat_pyhook_count_call(k ? launches : 0, 0, 0);
     }
     if (!served)
-        k = via_run(l, grid, args, nargs, kwnames, miss);
+        k = via_run(l, grid, args, nargs, kwnames, miss, t0, site); /* the run hook times it from t0 */
     drop(odd);
     fp_call_release(&c);
     if (__builtin_expect(fp_phases_on, 0) && served && k) {

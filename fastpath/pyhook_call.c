@@ -191,10 +191,16 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
         count(&trlat_pyhook_counts.nested);
         return call_orig(kind, orig, args, nargs, kwnames);
     }
-    uint64_t t0 = trlat_ticks();
-    uint64_t site = trlat_pyhook_caller_site();
-    if (kernel && nargs >= 1 && kernel == args[0] && subscript.site == site && site)
-        t0 = subscript.t0; /* kernel[grid](...): timed from the subscript */
+    uint64_t t0, site;
+    if (nargs >= 1 && kind == TRLAT_PYHOOK_JIT && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF &&
+        trlat_fastpath_prekey_entry(args[0], &t0, &site)) {
+        /* from the fast path's kernel[grid] launcher: timed from its entry */
+    } else {
+        t0 = trlat_ticks();
+        site = trlat_pyhook_caller_site();
+        if (kernel && nargs >= 1 && kernel == args[0] && subscript.site == site && site)
+            t0 = subscript.t0; /* kernel[grid](...): timed from the subscript */
+    }
     struct trlat_pycall saved;
     trlat_pycall_open(ts, t0, site, &saved);
     PyObject *r = call_orig(kind, orig, args, nargs, kwnames);

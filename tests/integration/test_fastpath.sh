@@ -183,6 +183,14 @@ if [ -n "${TRLAT_TORCH_PYTHON:-}" ]; then
     expect "torch verify: zero mismatches, same hits" "$(reason rtver verify_mismatch):$(total rtver hits)" "0:66"
 fi
 
+# A miss through the fast path's kernel[grid] launcher is timed from the
+# launcher's entry: its own device read (made slow here, 5 ms) is in the
+# call's py_to_driver_ns beside the one Triton's run() makes (so >= 2 x 5 ms)
+PY=${pythons[0]} PROG=$ROOT/tests/fastpath/prog.py
+run slowdev 1 loop 20 TRLAT_FASTPATH_MEMO=0 FAKE_DEVICE_DELAY_S=0.005
+expect "a miss's py_to_driver includes the launcher's keying" \
+    "$(fpk slowdev '(lambda p: p["count"] == 20 and p["sum"] / p["count"] >= 2 * 5e6)(k("add_kernel")["py_to_driver_ns"])')" True
+
 # TRLAT_FASTPATH_PHASES=1: one line at exit, every phase, over the hits
 # the report counts (all of this workload's hits come through kernel[grid]).
 PY=${pythons[0]} PROG=$ROOT/tests/fastpath/prog.py

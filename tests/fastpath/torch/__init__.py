@@ -60,7 +60,13 @@ nn.Parameter = Parameter
 _state = {"device": 0, "stream": {0: 0}}
 
 
+_device_delay = float(os.environ.get("FAKE_DEVICE_DELAY_S") or 0)
+
+
 def _cuda_getDevice():
+    if _device_delay:  # a slow read, to see which part of a call a time covers
+        import time
+        time.sleep(_device_delay)
     return _state["device"]
 
 
