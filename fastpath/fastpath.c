@@ -359,12 +359,6 @@ void trlat_fastpath_after(void *state, PyObject *result)
     free(st);
 }
 
-int trlat_fastpath_prekeyed(PyObject *jitfn)
-{
-    struct fp_prekey *pk = fp_prekey_tls;
-    return pk && pk->jitfn == jitfn;
-}
-
 int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site)
 {
     struct fp_prekey *pk = fp_prekey_tls;

@@ -18,16 +18,11 @@ typedef struct _object PyObject; /* opaque: Python's C API is reached via fastpa
 PyObject *trlat_fastpath_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state);
 void trlat_fastpath_after(void *state, PyObject *result);
 
-/* Added by the memo (issue 5): 1 when this run() call comes from the memo's
- * own kernel[grid] launcher (fastpath/getitem.c), which already keyed it and
- * found no entry. The hook may then skip packing args/kwargs and call
- * trlat_fastpath_before(jitfn, NULL, NULL, &state): it never returns a
- * kernel for such a call, only the capture state for trlat_fastpath_after.
- * With the GIL held. */
-int trlat_fastpath_prekeyed(PyObject *jitfn);
-/* For such a call: when the launcher was the thread's outermost call, its
- * entry tick and caller site (so the call's py->driver time starts where
- * the launcher started, keying included) and 1; else 0. */
+/* When this run() call comes from the memo's own kernel[grid] launcher
+ * (fastpath/getitem.c), which already keyed it, and the launcher was the
+ * thread's outermost call: its entry tick and caller site (the call's
+ * py->driver time starts where the launcher started, keying included) and
+ * 1; else 0. With the GIL held. */
 int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site);
 
 #endif

@@ -192,8 +192,7 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
         return call_orig(kind, orig, args, nargs, kwnames);
     }
     uint64_t t0, site;
-    if (nargs >= 1 && kind == TRLAT_PYHOOK_JIT && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF &&
-        trlat_fastpath_prekey_entry(args[0], &t0, &site)) {
+    if (nargs >= 1 && trlat_fastpath_prekey_entry(args[0], &t0, &site)) {
         /* from the fast path's kernel[grid] launcher: timed from its entry */
     } else {
         t0 = trlat_ticks();

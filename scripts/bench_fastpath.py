@@ -31,9 +31,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
-LIB = os.environ.get("TRLAT_LIB", os.path.join(BUILD, "libtrlat.so"))
-BENCH = os.path.join(BUILD, "tests", "gpu", "bench_launch")
+sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+from common import BENCH, BUILD, LIB, ab_blocks, pin, timed, trlat_switch  # noqa: E402
 
 KERNELS = ("nop_with_args", "nop0", "add_lambda")
 # (label, how): how = (preload, env, child mode)
@@ -52,69 +51,6 @@ TARGET = {"nop_with_args": 1.3, "nop0": 1.2, "add_lambda": 1.5}
 
 
 # ------------------------------------------------------------------ child side
-def trlat_switch():
-    """hook(on) puts trlat's Python-side wrappers on (the run hook and the
-    fast path's kernel[grid] launcher) or Triton's own methods back; the
-    driver interposer stays in both arms (its ~0.1 us is issue 2's). For the
-    in-process A/B: the machine's process-to-process noise (+-40% between
-    processes running the same loop) is far larger than a 3% target."""
-    from triton.runtime.jit import JITFunction, KernelInterface
-    saved = []
-    for cls, name in ((JITFunction, "run"), (JITFunction, "__getitem__"), (KernelInterface, "__getitem__")):
-        w = cls.__dict__.get(name)
-        if w is None:
-            continue
-        orig = getattr(getattr(w, "__func__", None), "__self__", None)  # instancemethod(builtin(orig))
-        if orig is not None and callable(orig):
-            saved.append((cls, name, w, orig))
-        elif "trlat" in (getattr(w, "__doc__", None) or ""):
-            saved.append((cls, name, w, None))  # the fast path's launcher: Triton's is inherited
-    if not any(name == "run" for _, name, _, _ in saved):
-        raise SystemExit("trlat's run hook not found (is libtrlat.so preloaded with TRLAT_FASTPATH=1?)")
-
-    def hook(on):
-        for cls, name, w, orig in saved:
-            if on:
-                setattr(cls, name, w)
-            elif orig is None:
-                if name in cls.__dict__:
-                    delattr(cls, name)
-            else:
-                setattr(cls, name, orig)
-    return hook
-
-
-def timed(loop):
-    """run(k): k calls of loop, ns per call."""
-    def run(k):
-        t0 = time.perf_counter()
-        for _ in range(k):
-            loop()
-        return (time.perf_counter() - t0) / k * 1e9
-    return run
-
-
-def ab_blocks(arms, pairs, block, sync):
-    """arms: {name: (on, run)}, on the state of trlat's wrappers for that arm
-    (None: as they are), run(k) k calls and their ns per call. Alternating
-    blocks of `block` calls, the order turned every pair; returns
-    {name: [ns per call, one per block]}."""
-    hook = trlat_switch()
-    names = list(arms)
-    out = {a: [] for a in names}
-    for i in range(pairs):
-        for a in names[i % len(names):] + names[:i % len(names)]:
-            on, run = arms[a]
-            if on is not None:
-                hook(on)
-            run(50)  # a switch bumps type versions: settle first
-            sync()
-            out[a].append(run(block))
-            sync()
-    hook(True)
-    return out
-
-
 def raw_loop(fn, grid, block, shared, stream, params):
     """run(k) for the raw floor in this process: k launches of the kernel
     through the driver's own cuLaunchKernelEx (tests/gpu/rawloop.c, given
@@ -399,20 +335,6 @@ def hit_share(report):
         hits += fp.get("hits", 0)
         calls += fp.get("hits", 0) + fp.get("misses", 0) + sum((fp.get("fallbacks") or {}).values())
     return hits / calls if calls else None
-
-
-def bench_cpus():
-    """The CPUs every measured process runs on (BENCH_CPUS="a,b", default the
-    last two this process may use): the same for every row, so that where
-    the scheduler puts a process does not decide the comparison."""
-    s = os.environ.get("BENCH_CPUS")
-    if s:
-        return {int(x) for x in s.split(",")}
-    return set(sorted(os.sched_getaffinity(0))[-2:])
-
-
-def pin():
-    os.sched_setaffinity(0, bench_cpus())
 
 
 def driver_mean(report):

@@ -26,12 +26,11 @@ import sys
 import tempfile
 
 HERE = os.path.abspath(__file__)
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-LIB = os.environ.get("TRLAT_LIB", os.path.join(ROOT, "build", "libtrlat.so"))
+from common import LIB, bench_cpus, pin  # noqa: E402
 
 
-def child(launches, warmup):
-    import time
+def nop_with_args():
+    """tritonbench's nop_with_args_kernel and one launch of it, as a callable."""
     import torch
     global tl  # Triton resolves a kernel's annotations in its module's globals
     import triton
@@ -44,12 +43,19 @@ def child(launches, warmup):
 
     tensors = [torch.zeros(1, device="cuda") for _ in range(5)]
     ints = list(range(1, 10))
+    return lambda: nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+
+
+def child(launches, warmup):
+    import time
+    import torch
+    launch = nop_with_args()
     for _ in range(warmup):
-        nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+        launch()
     torch.cuda.synchronize()
     t = time.perf_counter()
     for _ in range(launches):
-        nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+        launch()
     dt = time.perf_counter() - t
     torch.cuda.synchronize()
     print(json.dumps({"us_per_launch": dt / launches * 1e6}))
@@ -58,70 +64,24 @@ def child(launches, warmup):
 def child_ab(pairs, block, warmup):
     """One traced process, the hook switched off and on in alternating
     blocks (Triton's own run and __getitem__ put back, then trlat's
-    wrappers again): the hook's cost without process-to-process noise. The
-    driver interposer is there in both arms (its own cost is issue 2's
-    in-process A/B). Prints per-block ns per launch."""
-    import time
+    wrappers again: common.ab_blocks): the hook's cost without
+    process-to-process noise. The driver interposer is there in both arms
+    (its own cost is issue 2's in-process A/B). Prints per-block ns per
+    launch."""
     import torch
-    global tl
-    import triton
-    import triton.language as tl
-    from triton.runtime.jit import JITFunction, KernelInterface
-
-    @triton.jit
-    def nop_with_args_kernel(t1, t2, t3, t4, t5, i1, i2, i3, i4, i5, i6, i7, i8, i9, c1: tl.constexpr,
-                             c2: tl.constexpr, c3: tl.constexpr, c4: tl.constexpr, c5: tl.constexpr):
-        pass
-
-    tensors = [torch.zeros(1, device="cuda") for _ in range(5)]
-    ints = list(range(1, 10))
-    nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)  # the hook installs at the first launch
-    hooked = {}
-    for cls, name in ((JITFunction, "run"), (KernelInterface, "__getitem__")):
-        w = cls.__dict__[name]
-        orig = getattr(getattr(w, "__func__", None), "__self__", None)  # instancemethod(builtin(orig))
-        if orig is None or not callable(orig):
-            raise SystemExit("trlat's %s.%s wrapper not found: %r" % (cls.__name__, name, w))
-        hooked[(cls, name)] = (w, orig)
-
-    def hook(on):
-        for (cls, name), (w, orig) in hooked.items():
-            setattr(cls, name, w if on else orig)
-
+    from common import ab_blocks, timed
+    launch = nop_with_args()
+    launch()  # the hook installs at the first launch
     for _ in range(warmup):
-        nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+        launch()
     torch.cuda.synchronize()
-    on_ns, off_ns, on_launches = [], [], 0
-    for i in range(pairs):
-        for on in ((True, False) if i % 2 == 0 else (False, True)):
-            hook(on)
-            t = time.perf_counter()
-            for _ in range(block):
-                nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
-            dt = time.perf_counter() - t
-            torch.cuda.synchronize()
-            (on_ns if on else off_ns).append(dt / block * 1e9)
-            on_launches += block if on else 0
-    hook(True)
-    print(json.dumps({"on_ns": on_ns, "off_ns": off_ns, "on_launches": on_launches}))
+    d = ab_blocks({"on": (True, timed(launch)), "off": (False, timed(launch))}, pairs, block,
+                  torch.cuda.synchronize, required=("run", "__getitem__"))
+    print(json.dumps({"on_ns": d["on"], "off_ns": d["off"]}))
 
 
 def mean_without_max(stat):
     return (stat["sum"] - stat["max"]) / (stat["count"] - 1) if stat and stat["count"] > 1 else float("nan")
-
-
-def bench_cpus():
-    """The CPUs every child runs on (BENCH_CPUS="a,b", default the last two
-    this process may use): the same for both variants, so that where the
-    scheduler puts a child does not decide the comparison."""
-    s = os.environ.get("BENCH_CPUS")
-    if s:
-        return {int(x) for x in s.split(",")}
-    return set(sorted(os.sched_getaffinity(0))[-2:])
-
-
-def pin():
-    os.sched_setaffinity(0, bench_cpus())
 
 
 def run(traced, args, work, i):

@@ -1,11 +1,14 @@
-"""Helpers shared by the GPU tests: run a Python snippet or a program under
-libtrlat.so in a subprocess, read its report, print PASS/FAIL lines."""
+"""Helpers shared by the GPU tests and benchmarks: run a Python snippet or a
+program under libtrlat.so in a subprocess, read its report, print PASS/FAIL
+lines; pin benchmark children to the same CPUs; switch trlat's Python-side
+wrappers off and on inside one process for an A/B."""
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
@@ -66,3 +69,84 @@ def summary():
     failed = [n for n, ok in RESULTS if not ok]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed", flush=True)
     return 1 if failed else 0
+
+
+# ---- benchmarks ----
+def bench_cpus():
+    """The CPUs every measured child runs on (BENCH_CPUS="a,b", default the
+    last two this process may use): the same for every variant, so that where
+    the scheduler puts a child does not decide the comparison."""
+    s = os.environ.get("BENCH_CPUS")
+    if s:
+        return {int(x) for x in s.split(",")}
+    return set(sorted(os.sched_getaffinity(0))[-2:])
+
+
+def pin():
+    """preexec_fn for a measured child."""
+    os.sched_setaffinity(0, bench_cpus())
+
+
+def trlat_switch(required=("run", )):
+    """hook(on) puts trlat's Python-side wrappers on (the run hook, the
+    profile-mode kernel[grid] wrapper, the fast path's kernel[grid]
+    launcher) or Triton's own methods back; the driver interposer stays in
+    both arms (its ~0.1 us is issue 2's). For in-process A/B: the GPU
+    machine's processes differ by far more than the few percent measured.
+    Exits when a wrapper named in `required` is not installed."""
+    from triton.runtime.jit import JITFunction, KernelInterface
+    saved = []
+    for cls, name in ((JITFunction, "run"), (JITFunction, "__getitem__"), (KernelInterface, "__getitem__")):
+        w = cls.__dict__.get(name)
+        if w is None:
+            continue
+        orig = getattr(getattr(w, "__func__", None), "__self__", None)  # instancemethod(builtin(orig))
+        if orig is not None and callable(orig):
+            saved.append((cls, name, w, orig))
+        elif "trlat" in (getattr(w, "__doc__", None) or ""):
+            saved.append((cls, name, w, None))  # the fast path's launcher: Triton's is inherited
+    missing = set(required) - {name for _, name, _, _ in saved}
+    if missing:
+        raise SystemExit("trlat's wrapper of %s not found (is libtrlat.so preloaded?)" % ", ".join(sorted(missing)))
+
+    def hook(on):
+        for cls, name, w, orig in saved:
+            if on:
+                setattr(cls, name, w)
+            elif orig is None:
+                if name in cls.__dict__:
+                    delattr(cls, name)
+            else:
+                setattr(cls, name, orig)
+    return hook
+
+
+def timed(loop):
+    """run(k): k calls of loop, ns per call."""
+    def run(k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            loop()
+        return (time.perf_counter() - t0) / k * 1e9
+    return run
+
+
+def ab_blocks(arms, pairs, block, sync, required=("run", )):
+    """arms: {name: (on, run)}, on the state of trlat's wrappers for that arm
+    (None: as they are), run(k) k calls and their ns per call. Alternating
+    blocks of `block` calls, the order turned every pair; returns
+    {name: [ns per call, one per block]}."""
+    hook = trlat_switch(required)
+    names = list(arms)
+    out = {a: [] for a in names}
+    for i in range(pairs):
+        for a in names[i % len(names):] + names[:i % len(names)]:
+            on, run = arms[a]
+            if on is not None:
+                hook(on)
+            run(50)  # a switch bumps type versions: settle first
+            sync()
+            out[a].append(run(block))
+            sync()
+    hook(True)
+    return out
