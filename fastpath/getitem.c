@@ -147,7 +147,30 @@ static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const 
     return r;
 }
 
+static int has_run_keyword_scan(PyObject *kwnames);
+
+/* Whether kwnames names grid or warmup: a call site passes the same
+ * constant tuple every time, so the answer is cached by its identity (the
+ * tuple held, so its address stays its own). */
 static int has_run_keyword(PyObject *kwnames)
+{
+    static struct { PyObject *kwn; int yes; } cache[8];
+    static unsigned next;
+    if (!kwnames)
+        return 0;
+    for (unsigned i = 0; i < 8; i++)
+        if (cache[i].kwn == kwnames)
+            return cache[i].yes;
+    int yes = has_run_keyword_scan(kwnames);
+    unsigned slot = next++ % 8;
+    drop(cache[slot].kwn);
+    PY(Py_IncRef)(kwnames);
+    cache[slot].kwn = kwnames;
+    cache[slot].yes = yes;
+    return yes;
+}
+
+static int has_run_keyword_scan(PyObject *kwnames)
 {
     Py_ssize_t n = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
     for (Py_ssize_t i = 0; i < n; i++) {
