@@ -58,6 +58,31 @@ static void unpin(struct fp_entry *e)
         entry_free(e);
 }
 
+/* Miss backoff. A kernel whose keyed calls keep missing (a memo too small
+ * for its keys, arguments that never repeat, TRLAT_FASTPATH_MEMO=0) pays
+ * for a key on every call and gains nothing: after FP_MISS_RUN misses in a
+ * row its calls go to Triton unkeyed for a window, then one is keyed again
+ * (a probe); each probe that misses doubles the window up to FP_WINDOW_MAX,
+ * the first hit ends the backoff, and a probe whose launch was memoized
+ * lets the next call be keyed too. A kernel that starts hitting again loses
+ * at most the rest of one window. */
+#define FP_MISS_RUN 64
+#define FP_WINDOW_MIN 8
+#define FP_WINDOW_MAX 1024
+
+static int missed(struct fp_layout *L)
+{
+    if (L->window) { /* a probe missed */
+        L->skip = L->window;
+        if (L->window < FP_WINDOW_MAX)
+            L->window *= 2;
+    } else if (++L->miss_run >= FP_MISS_RUN) {
+        L->skip = FP_WINDOW_MIN;
+        L->window = 2 * FP_WINDOW_MIN;
+    }
+    return FP_MISS;
+}
+
 int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
 {
     *out = NULL;
@@ -69,6 +94,10 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
     int r = L->bad;
     if (!r && c->warmup)
         r = FP_R_WARMUP + 1;
+    if (!r && L->skip) {
+        L->skip--;
+        r = FP_R_BACKOFF + 1;
+    }
     if (!r)
         r = fp_guards(L, c->getitem);
     fp_phase(FP_PH_GUARDS);
@@ -81,24 +110,25 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
     }
     struct fp_entry *e = fp_memo_find(&fp_memo, &c->key);
     if (!e)
-        return FP_MISS;
+        return missed(L);
     if (e->kind == FP_E_BLOCKED) {
         *reason = FP_R_BLOCKED;
         return FP_FALLBACK;
     }
     if (e->kind == FP_E_IDENT) {
         if (e->nwant != c->nwant)
-            return FP_MISS;
+            return missed(L);
         for (uint32_t i = 0; i < e->nwant; i++)
             if (e->ident[i] != c->want[i].val)
-                return FP_MISS; /* a block that only replays for the values it was captured with */
+                return missed(L); /* a block that only replays for the values it was captured with */
     }
     if (!fp_entry_current(e, c)) {
         fp_memo_remove(&fp_memo, e); /* Triton would compile again */
         entry_free(e);
-        return FP_MISS;
+        return missed(L);
     }
     *out = e;
+    L->miss_run = L->window = 0;
     fp_phase(FP_PH_MEMO);
     return FP_HIT;
 }
@@ -352,6 +382,8 @@ void trlat_fastpath_after(void *state, PyObject *result)
         int r = store(st, result);
         if (r)
             fp_count(st->c.L, FP_FALLBACK, r);
+        else
+            st->c.L->skip = 0; /* stored: key the next call (it may hit) */
         if (r && fp_conf.debug)
             trlat_log("fast path: %s: not memoized: %s", st->c.L->stat->name, fp_reason_names[r]);
     }

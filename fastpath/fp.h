@@ -44,6 +44,7 @@
     X(NOMEMO_RAISED, "nomemo_raised")   /* Triton raised */                    \
     X(NOMEMO_BLOCK, "nomemo_block")     /* launch block not copyable */        \
     X(NOMEMO_CACHE, "nomemo_cache")     /* result not found in Triton's cache */ \
+    X(BACKOFF, "backoff")               /* its calls kept missing: not keyed for a while */ \
     X(INTERNAL, "internal")             /* trlat's own failure (memory, ...) */
 
 enum fp_reason {

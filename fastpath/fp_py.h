@@ -80,6 +80,9 @@ struct fp_layout {
     unsigned nkwc;
     /* getitem: the caller's kwnames and the same plus ("grid", "warmup") */
     PyObject *kwn_in, *kwn_out;
+    /* miss backoff (fastpath.c): keyed calls that missed in a row, calls
+     * still to pass to Triton unkeyed, the next window's length */
+    uint32_t miss_run, skip, window;
 };
 /* The layout of jitfn (made on first sight); NULL when the table is full. */
 struct fp_layout *fp_layout_get(PyObject *jitfn);

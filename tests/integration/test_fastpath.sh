@@ -108,6 +108,21 @@ for PY in "${pythons[@]}"; do
     expect "py$v grids verify: each wrong program reported once" "$(reason gskew verify_mismatch):$(grep -c 'fast path verify: add_kernel: the grid computed from grid function' "$WORK/gskew.err")" "13:13"
     if cmp -s "$WORK/goff.log" "$WORK/gskon.log"; then fail "py$v grids: a wrong program changes launches" "same"; else ok "py$v grids: a wrong program changes launches"; fi
 
+    # miss backoff (fastpath.c): 64 keyed misses in a row, then windows of
+    # 8, 16, ... 1024 unkeyed calls between probes; the first hit ends it.
+    # 400 calls that cannot be memoized, then 3000 that can: at most 64 + 12
+    # probes are keyed misses, and the key hits again within one window
+    run bo_off 0 backoff 0
+    run bo_on 1 backoff 0
+    run bo_zero 1 backoff 0 TRLAT_FASTPATH_MEMO=0
+    same "py$v miss backoff" bo_off bo_on
+    same "py$v miss backoff, memo of 0" bo_off bo_zero
+    bo() { fpk "$1" '[(k["fastpath"]["hits"], k["fastpath"]["misses"], k["fastpath"]["fallbacks"].get("backoff", 0)) for k in r["kernels"] if k["name"] == "add_kernel"][0]'; }
+    expect "py$v miss backoff: every call counted once; few keyed misses; hits again" \
+        "$(fpk bo_on 'sum([k["fastpath"]["hits"] + k["fastpath"]["misses"] + k["fastpath"]["fallbacks"].get("backoff", 0) for k in r["kernels"] if k["name"] == "add_kernel"]) == 3400 and (lambda h, m, b: m <= 76 and b > 0 and h >= 3000 - 1024)(*'"$(bo bo_on)"')')" True
+    expect "py$v miss backoff, memo of 0: no hits, few keyed misses, the rest unkeyed" \
+        "$(fpk bo_zero '(lambda h, m, b: h == 0 and m <= 76 and h + m + b == 3400)(*'"$(bo bo_zero)"')')" True
+
     # a memo smaller than the keys in use: bounded, still right
     run moff 0 memo 20
     run small 1 memo 20 TRLAT_FASTPATH_MEMO=4
