@@ -5,6 +5,7 @@
 #define TRLAT_PYHOOK_H
 
 #include "fastpath/pyapi.h"
+#include "interpose/clock.h"
 #include "interpose/tstate.h"
 
 #include <stdatomic.h>
@@ -40,12 +41,19 @@ static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint6
     saved->launches = ts->py_launches;
     ts->py_site = site;
     ts->py_launches = 0;
+    ts->py_k = NULL;
     ts->py_t0 = t0;
 }
-/* Closes it; returns the launches the call made. */
+/* Closes it; returns the launches the call made. The call's first launch
+ * left its kernel's slot and driver exit in py_k/py_t1: the time from there
+ * to here is that kernel's py_return_ns. */
 static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct trlat_pycall *saved)
 {
     uint32_t n = ts->py_launches;
+    if (ts->py_k) {
+        trlat_stat_add_relaxed(&ts->py_k->ret, trlat_ticks_ns(trlat_ticks() - ts->py_t1));
+        ts->py_k = NULL;
+    }
     ts->py_t0 = 0;
     ts->py_site = saved->site;
     ts->py_launches = saved->launches;

@@ -57,8 +57,11 @@ static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const s
     if (ts->py_t0) {
         /* A Python call's first launch carries its py->driver time; any
          * further launch of the same call is counted at the site only. */
-        if (ts->py_launches++ == 0)
+        if (ts->py_launches++ == 0) {
             trlat_stat_add_relaxed(&k->py, trlat_ticks_ns(l->t0 - ts->py_t0));
+            ts->py_k = k;
+            ts->py_t1 = l->t1;
+        }
         if (ts->py_site)
             trlat_kslot_add_site(k, ts->py_site, TRLAT_SITE_PYTHON);
     } else if (ts->native_sites) {

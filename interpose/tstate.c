@@ -82,6 +82,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
         ts->last_func = NULL;
         ts->py_t0 = 0;
         ts->py_launches = 0;
+        ts->py_k = NULL;
         ts->cur_t0 = 0;
     } else if (!(ts = new_state())) {
         static atomic_flag once;

@@ -31,6 +31,7 @@ struct trlat_kslot {
     const char *name; /* from the name registry when the slot was made; may be NULL */
     uint64_t errors;  /* launches the driver refused */
     struct trlat_stat driver, gap, py;
+    struct trlat_stat ret; /* driver exit to the Python call's return (its first launch) */
     struct trlat_site sites[TRLAT_MAX_SITES];
     uint64_t other_sites;
     int site_kind;    /* TRLAT_SITE_PYTHON or TRLAT_SITE_NATIVE of the last site added */
@@ -107,6 +108,10 @@ struct trlat_tstate {
     uint64_t py_t0;
     uint64_t py_site;
     uint32_t py_launches;
+    /* The call's first launch: its kernel's slot and driver exit time, for
+     * the hook to time the return to Python (py_return_ns). */
+    struct trlat_kslot *py_k;
+    uint64_t py_t1;
     int native_sites; /* TRLAT_STACKS=1 */
 
     /* per-thread index func -> slot, private to the owner thread */

@@ -48,7 +48,7 @@ struct cli_kernel {
     const char *name, *module; /* module may be NULL */
     uint64_t launches, src_driver, src_runtime;
     uint64_t errors; /* launches the driver refused; 0 when absent */
-    struct cli_stat driver, gap, py, gpu;
+    struct cli_stat driver, gap, py, ret, gpu;
     struct cli_u64 starved, starved_launches;
     struct cli_fastpath fastpath;
     struct cli_site *sites;

@@ -185,6 +185,7 @@ static void merge_kernel(struct mg *mg, const struct cli_report *const *in, stru
         merge_stat(mg, &dst->driver, &k->driver, k->name);
         merge_stat(mg, &dst->gap, &k->gap, k->name);
         merge_stat(mg, &dst->py, &k->py, k->name);
+        merge_stat(mg, &dst->ret, &k->ret, k->name);
         merge_stat(mg, &dst->gpu, &k->gpu, k->name);
         add_opt(mg, &dst->starved, &k->starved, "starved times");
         add_opt(mg, &dst->starved_launches, &k->starved_launches, "starved launches");

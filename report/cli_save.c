@@ -64,12 +64,15 @@ static json_t *j_kernel(const struct cli_kernel *k)
         json_object_set_new(site, "launches", j_int(s->launches));
         json_array_append_new(sites, site);
     }
-    return json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
-                     j_str(k->module), "launches", j_int(k->launches), "sources", "driver", j_int(k->src_driver),
-                     "runtime", j_int(k->src_runtime), "errors", j_int(k->errors), "driver_ns", j_stat(&k->driver),
-                     "gap_ns", j_stat(&k->gap), "py_to_driver_ns", j_stat(&k->py), "gpu_ns", j_stat(&k->gpu),
-                     "starved_ns", j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches), "fastpath",
-                     j_fastpath(&k->fastpath), "call_sites", sites);
+    json_t *o = json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
+                          j_str(k->module), "launches", j_int(k->launches), "sources", "driver", j_int(k->src_driver),
+                          "runtime", j_int(k->src_runtime), "errors", j_int(k->errors), "driver_ns", j_stat(&k->driver),
+                          "gap_ns", j_stat(&k->gap), "py_to_driver_ns", j_stat(&k->py), "gpu_ns", j_stat(&k->gpu),
+                          "starved_ns", j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches),
+                          "fastpath", j_fastpath(&k->fastpath), "call_sites", sites);
+    if (o && k->ret.set) /* reports from before it have none */
+        json_object_set_new(o, "py_return_ns", j_stat(&k->ret));
+    return o;
 }
 
 static json_t *j_dims(const uint64_t d[3])

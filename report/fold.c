@@ -101,6 +101,8 @@ static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s,
     trlat_stat_merge(&k->gap, &tmp);
     trlat_stat_snapshot(&tmp, &s->py);
     trlat_stat_merge(&k->py, &tmp);
+    trlat_stat_snapshot(&tmp, &s->ret);
+    trlat_stat_merge(&k->ret, &tmp);
     k->errors += TRLAT_RD(s->errors);
     int kind = TRLAT_RD(s->site_kind);
     for (int i = 0; i < TRLAT_MAX_SITES; i++) {

@@ -28,7 +28,7 @@ struct trlat_fpath {
 struct trlat_kstats {
     char *name;
     uint64_t from_driver, from_runtime, errors;
-    struct trlat_stat driver, gap, py, gpu;
+    struct trlat_stat driver, gap, py, ret, gpu;
     int has_gpu, has_fastpath;
     uint64_t starved_ns, starved_launches;
     struct trlat_fpath fastpath;

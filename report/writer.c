@@ -126,6 +126,10 @@ static void kernel_json(struct trlat_json *j, struct trlat_kstats *k, int has_gp
         stat_json(j, "py_to_driver_ns", &k->py);
     else
         trlat_json_null(j, "py_to_driver_ns");
+    if (k->ret.count)
+        stat_json(j, "py_return_ns", &k->ret);
+    else
+        trlat_json_null(j, "py_return_ns");
     if (has_gpu) {
         stat_json(j, "gpu_ns", &k->gpu);
         trlat_json_u64(j, "starved_ns", k->starved_ns);

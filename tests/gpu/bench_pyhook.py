@@ -124,10 +124,13 @@ def main():
         k = next(x for x in r["kernels"] if x["name"] == "nop_with_args_kernel")
         py, drv = mean_without_max(k["py_to_driver_ns"]), mean_without_max(k["driver_ns"])
         acc.append((py + drv) / 1000 / got[True][0])
+        ret = mean_without_max(k.get("py_return_ns"))
         print("round %d: plain %.2f us/launch, trlat %.2f us/launch (x%.3f); report: py_to_driver %.2f us + driver "
-              "%.2f us = %.2f us, %.1f%% of trlat wall; py_to_driver count %d of %d launches" %
+              "%.2f us = %.2f us, %.1f%% of trlat wall; py_to_driver count %d of %d launches; with py_return %.2f us: "
+              "%.1f%%" %
               (rnd, got[False][0], got[True][0], ratios[-1], py / 1000, drv / 1000, (py + drv) / 1000,
-               100 * acc[-1], (k["py_to_driver_ns"] or {}).get("count", 0), k["launches"]))
+               100 * acc[-1], (k["py_to_driver_ns"] or {}).get("count", 0), k["launches"], ret / 1000,
+               100 * (py + drv + ret) / 1000 / got[True][0]))
     # In-process A/B: the hook off and on in alternating blocks of one
     # traced process (the machine's process-to-process noise is larger than
     # what is measured); accuracy from the hook-on blocks.

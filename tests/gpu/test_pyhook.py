@@ -150,6 +150,9 @@ def main():
                   "launches=%d py_count=%s" % (k["launches"], p.get("count")))
             check("nop: py_to_driver p50 plausible (1-200 us)", 1000 < p.get("p50", 0) < 200000,
                   "p50=%s ns, driver p50=%s ns" % (p.get("p50"), k["driver_ns"]["p50"]))
+            q = k.get("py_return_ns") or {}
+            check("nop: every call has py_return, below its py_to_driver", q.get("count") == N_NOP and
+                  0 < q.get("p50", 0) < p.get("p50", 0), "count=%s p50=%s ns" % (q.get("count"), q.get("p50")))
             check("nop: call site is this file's loop line", sites_of(k) == {sites["nop"]: N_NOP},
                   "call_sites=%s" % k["call_sites"])
 

@@ -57,6 +57,14 @@ expect "subscript: same output" "$(cat "$WORK/sub.out")" "$(cat "$WORK/plain-sub
 run sub_fp subscript 20 TRLAT_FASTPATH=1
 expect "fast path on: no subscript wrapper, still timed" "$(rq "$WORK/sub_fp.json" '(k("add_kernel")["py_to_driver_ns"]["count"], k("split_kernel")["py_to_driver_ns"]["count"])')" "(20, 20)"
 
+# py_return_ns: from the call's first launch back to Python (300 us of
+# Triton work after the launch here); a quick return is small.
+run ret retspin 20
+expect "retspin: py_return_ns for every call, covers the return path (>= 300 us)" \
+    "$(rq "$WORK/ret.json" '(k("add_kernel")["py_return_ns"]["count"], k("add_kernel")["py_return_ns"]["min"] >= 300000)')" "(20, True)"
+expect "loop: py_return_ns for every call, under the spin's" \
+    "$(rq "$WORK/loop.json" '(k("add_kernel")["py_return_ns"]["count"], k("add_kernel")["py_return_ns"]["max"] < 300000)')" "(500, True)"
+
 # Exceptions from Triton's run pass through unchanged, with the same traceback.
 "$PY" "$PROG" exception 20 >"$WORK/plain-exc.out" 2>&1
 run exc exception 20
@@ -72,6 +80,8 @@ expect "zero/multi: counters" "$(rq "$WORK/zm.json" '(r["python"]["calls"], r["p
 expect "multi: py time once per call, every launch at its site" \
     "$(rq "$WORK/zm.json" '(k("add_kernel")["launches"], k("add_kernel")["py_to_driver_ns"]["count"])')" "(75, 25)"
 expect "zero-launch calls have no site" "$(sites zm add_kernel)" "[('$(site zm multi)', 75)]"
+expect "zero/multi: one py_return_ns per call that launched" \
+    "$(rq "$WORK/zm.json" 'k("add_kernel")["py_return_ns"]["count"]')" 25
 
 # Autotuner.run -> JITFunction.run (and Heuristics -> Autotuner -> JIT):
 # timed once, at the outermost call, attributed to the program's line.

@@ -37,7 +37,7 @@ def main():
     import triton
 
     @triton.jit
-    def add_kernel(x, y, spin_us=0, launches=None, fail=False):
+    def add_kernel(x, y, spin_us=0, launches=None, fail=False, spin_after_us=0):
         if spin_us:
             end = time.perf_counter() + spin_us * 1e-6
             while time.perf_counter() < end:
@@ -60,6 +60,9 @@ def main():
         for _ in range(n):
             add_kernel[(1, )](1, 2, spin_us=200)  # SITE spin
         print("wall_us_per_call %.1f" % ((time.perf_counter() - t) / n * 1e6))
+    elif mode == "retspin":  # Triton's return path after the launch takes 300 us
+        for _ in range(n):
+            add_kernel[(1, )](1, 2, spin_after_us=300)  # SITE retspin
     elif mode == "subscript":  # py->driver starts at kernel[grid], not at run()
         def spin_arg(v):
             end = time.perf_counter() + 300e-6

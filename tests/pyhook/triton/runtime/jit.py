@@ -1,6 +1,8 @@
 # JITFunction with Triton 3.x's run contract. The decorated Python function
 # stands for the kernel's host-side work: it runs inside run() and returns
 # how many times to launch (None: once); it may raise.
+import time
+
 from . import driver
 
 
@@ -33,6 +35,11 @@ class JITFunction(KernelInterface):
             grid = grid(kwargs)
         for _ in range(1 if n is None else n):
             driver.launch(self.function, grid)
+        spin_after_us = kwargs.get("spin_after_us", 0)  # a slow return path (tests)
+        if spin_after_us:
+            end = time.perf_counter() + spin_after_us * 1e-6
+            while time.perf_counter() < end:
+                pass
         return self
 
 
