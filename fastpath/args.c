@@ -187,7 +187,7 @@ struct fp_getsetdef { /* PyGetSetDef */
     void *closure;
 };
 struct fp_descr { /* PyDescr_COMMON, then the PyGetSetDef or the PyMethodDef */
-    struct fp_pyhead head;
+    struct trlat_pyhead head;
     PyObject *d_type, *d_name, *d_qualname;
     void *d_def;
 };

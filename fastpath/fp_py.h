@@ -9,12 +9,7 @@
 #include "fastpath/fp.h"
 #include "fastpath/pyapi.h"
 
-/* Every PyObject starts with these two words (non-debug CPython 3.9+). */
-struct fp_pyhead {
-    Py_ssize_t refcnt;
-    void *type;
-};
-#define FP_TYPE(o) (((const struct fp_pyhead *)(o))->type)
+#define FP_TYPE(o) (((const struct trlat_pyhead *)(o))->type)
 #define FP_PY_NE 3 /* Py_NE */
 
 struct fp_pyenv {

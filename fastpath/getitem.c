@@ -19,38 +19,10 @@
 #include <string.h>
 
 struct fp_launcher {
-    struct fp_pyhead head;
+    struct trlat_pyhead head;
     void *vectorcall;
     PyObject *jitfn, *grid;
 };
-
-/* CPython's stable-ABI declarations used to make the type (object.h,
- * descrobject.h, typeslots.h). */
-struct py_slot {
-    int slot;
-    void *pfunc;
-};
-struct py_spec {
-    const char *name;
-    int basicsize, itemsize;
-    unsigned int flags;
-    struct py_slot *slots;
-};
-struct py_member {
-    const char *name;
-    int type;
-    Py_ssize_t offset;
-    int flags;
-    const char *doc;
-};
-#define PY_TP_CALL 50
-#define PY_TP_DEALLOC 52
-#define PY_TP_DOC 56
-#define PY_TP_MEMBERS 72
-#define PY_TPFLAGS_DEFAULT (1UL << 18)        /* Py_TPFLAGS_HAVE_VERSION_TAG */
-#define PY_TPFLAGS_HAVE_VECTORCALL (1UL << 11)
-#define PY_T_PYSSIZET 19
-#define PY_READONLY 1
 
 _Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
 static PyObject *launcher_type, *orig_getitem, *s_grid_warmup;

@@ -344,7 +344,7 @@ static struct fp_gslot *slot_of(PyObject *code, PyObject *fn)
 enum { GP_OK = 0, GP_CALL = 1, GP_STALE = 2 };
 
 struct gp_cell { /* PyCellObject */
-    struct fp_pyhead head;
+    struct trlat_pyhead head;
     PyObject *ref;
 };
 

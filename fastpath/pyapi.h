@@ -35,6 +35,42 @@ struct trlat_pymethoddef {
 #define TRLAT_PY_FILE_INPUT 257
 #define TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
 
+/* Every PyObject starts with these two words (non-debug CPython 3.9+). */
+struct trlat_pyhead {
+    Py_ssize_t refcnt;
+    void *type;
+};
+
+/* Making a type (stable ABI: object.h, descrobject.h, typeslots.h). */
+struct py_slot {
+    int slot;
+    void *pfunc;
+};
+struct py_spec {
+    const char *name;
+    int basicsize, itemsize;
+    unsigned int flags;
+    struct py_slot *slots;
+};
+struct py_member {
+    const char *name;
+    int type;
+    Py_ssize_t offset;
+    int flags;
+    const char *doc;
+};
+#define PY_TP_CALL 50
+#define PY_TP_DEALLOC 52
+#define PY_TP_DESCR_GET 54
+#define PY_TP_DOC 56
+#define PY_TP_MEMBERS 72
+#define PY_TPFLAGS_DEFAULT (1UL << 18)        /* Py_TPFLAGS_HAVE_VERSION_TAG */
+#define PY_TPFLAGS_HAVE_VECTORCALL (1UL << 11)
+#define PY_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17)
+#define PY_T_OBJECT 6
+#define PY_T_PYSSIZET 19
+#define PY_READONLY 1
+
 #define TRLAT_PYAPI(X)                                                                                 \
     /* interpreter and GIL */                                                                         \
     X(1, int, Py_IsInitialized, (void))                                                               \
@@ -118,6 +154,7 @@ struct trlat_pymethoddef {
     X(0, void, PyObject_Free, (void *))                                                               \
     X(0, PyObject *, PyType_GenericAlloc, (PyObject *, Py_ssize_t))                                   \
     X(0, PyObject *, PyVectorcall_Call, (PyObject *, PyObject *, PyObject *))                         \
+    X(0, PyObject *, PyMethod_New, (PyObject *, PyObject *))                                          \
     X(0, int, PyDict_AddWatcher, (int (*)(int, PyObject *, PyObject *, PyObject *))) /* 3.12+ */      \
     X(0, int, PyDict_Watch, (int, PyObject *))            /* 3.12+ */                                 \
     X(0, int, PyType_AddWatcher, (int (*)(PyObject *)))   /* 3.12+ */                                 \

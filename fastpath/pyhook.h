@@ -16,9 +16,9 @@ enum trlat_pyhook_kind { TRLAT_PYHOOK_JIT = 0, TRLAT_PYHOOK_AUTOTUNER = 1, TRLAT
                          TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
                          TRLAT_PYHOOK_KINDS };
 
-/* Counters for the report's "python" object. */
+/* Counters for the report's "python" object; its outermost calls are the
+ * sum of the last five (one increment per call). */
 struct trlat_pyhook_counts {
-    _Atomic uint64_t calls;          /* outermost calls */
     _Atomic uint64_t nested;         /* calls inside another hooked call */
     _Atomic uint64_t one_launch;     /* outermost calls that launched once */
     _Atomic uint64_t multi_launch;   /* ... several times (autotuning, ...) */

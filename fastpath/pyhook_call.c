@@ -25,6 +25,8 @@
 #include "interpose/config.h"
 #include "interpose/tstate.h"
 
+#include <stddef.h>
+
 struct trlat_pyhook_counts trlat_pyhook_counts;
 
 
@@ -194,11 +196,14 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     uint64_t t0, site;
     if (nargs >= 1 && trlat_fastpath_prekey_entry(args[0], &t0, &site)) {
         /* from the fast path's kernel[grid] launcher: timed from its entry */
+    } else if (kernel && nargs >= 1 && kernel == args[0]) {
+        site = trlat_pyhook_caller_site();
+        /* kernel[grid](...) on one line: timed from the subscript; else from
+         * here (late by the site lookup, a rare case: `f = kernel[grid]`) */
+        t0 = subscript.site == site && site ? subscript.t0 : trlat_ticks();
     } else {
         t0 = trlat_ticks();
         site = trlat_pyhook_caller_site();
-        if (kernel && nargs >= 1 && kernel == args[0] && subscript.site == site && site)
-            t0 = subscript.t0; /* kernel[grid](...): timed from the subscript */
     }
     struct trlat_pycall saved;
     trlat_pycall_open(ts, t0, site, &saved);
@@ -210,7 +215,6 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
 
 void trlat_pyhook_count_call(uint32_t launches, int raised, int warmup)
 {
-    count(&trlat_pyhook_counts.calls);
     if (launches == 1)
         count(&trlat_pyhook_counts.one_launch);
     else if (launches > 1)
@@ -248,6 +252,113 @@ static struct trlat_pymethoddef defs[TRLAT_PYHOOK_KINDS] = {
     [TRLAT_PYHOOK_HEURISTICS] = {"run", (void *)heuristics_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
 };
 
+/* A wrapper is an object of a small type of trlat's: it binds like a
+ * Python function but, being a method descriptor, CPython calls it with the
+ * instance first and no bound-method object in between (kernel[grid], an
+ * Autotuner's self.fn.run(...)); it keeps the original as __wrapped__
+ * (inspect.signature follows it) with its __name__ and __qualname__. Where
+ * the type cannot be made, a builtin in an instancemethod does the same
+ * slower: the wrapper then gets (original, [self, *args], kwnames). */
+struct hook_obj {
+    struct trlat_pyhead head;
+    void *vectorcall;
+    PyObject *orig, *name, *qualname;
+    int kind;
+};
+
+static PyObject *hook_type;
+
+static PyObject *hook_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    const struct hook_obj *h = (const struct hook_obj *)self;
+    trlat_pycfunc_fast_kw fn = (trlat_pycfunc_fast_kw)defs[h->kind].ml_meth;
+    return fn(h->orig, args, (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET), kwnames);
+}
+
+/* As a Python function's __get__: the function itself from the class, a
+ * bound method from an instance. */
+static PyObject *hook_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    (void)type;
+    if (!obj || obj == trlat_py.none) {
+        PY(Py_IncRef)(self);
+        return self;
+    }
+    return PY(PyMethod_New)(self, obj);
+}
+
+static void hook_drop(PyObject *o)
+{
+    if (o)
+        PY(Py_DecRef)(o);
+}
+
+static void hook_dealloc(PyObject *self)
+{
+    struct hook_obj *h = (struct hook_obj *)self;
+    void *tp = h->head.type;
+    hook_drop(h->orig);
+    hook_drop(h->name);
+    hook_drop(h->qualname);
+    PY(PyObject_Free)(self);
+    PY(Py_DecRef)(tp); /* instances of heap types hold their type */
+}
+
+static struct py_member hook_members[] = {
+    {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct hook_obj, vectorcall), PY_READONLY, NULL},
+    {"__wrapped__", PY_T_OBJECT, offsetof(struct hook_obj, orig), PY_READONLY, NULL},
+    {"__name__", PY_T_OBJECT, offsetof(struct hook_obj, name), PY_READONLY, NULL},
+    {"__qualname__", PY_T_OBJECT, offsetof(struct hook_obj, qualname), PY_READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyObject *make_hook_type(void)
+{
+    if (!PY(PyType_FromSpec) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) || !PY(PyVectorcall_Call) ||
+        !PY(PyMethod_New) || !PY(PyObject_Vectorcall))
+        return NULL;
+    static struct py_slot slots[] = {
+        {PY_TP_DEALLOC, (void *)hook_dealloc},
+        {PY_TP_DESCR_GET, (void *)hook_descr_get},
+        {PY_TP_MEMBERS, hook_members},
+        {PY_TP_DOC, (void *)"A Triton method timed by trlat (libtrlat.so); the original is __wrapped__."},
+        {0, NULL}, /* tp_call: PyVectorcall_Call, set below */
+        {0, NULL}};
+    slots[4] = (struct py_slot){PY_TP_CALL, (void *)PY(PyVectorcall_Call)};
+    static struct py_spec spec = {"trlat.Hook", sizeof(struct hook_obj), 0,
+                                  PY_TPFLAGS_DEFAULT | PY_TPFLAGS_HAVE_VECTORCALL | PY_TPFLAGS_METHOD_DESCRIPTOR,
+                                  slots};
+    PyObject *t = PY(PyType_FromSpec)(&spec);
+    if (!t)
+        PY(PyErr_Clear)();
+    return t;
+}
+
+static PyObject *attr_or_null(PyObject *o, const char *name)
+{
+    PyObject *v = PY(PyObject_GetAttrString)(o, name);
+    if (!v)
+        PY(PyErr_Clear)();
+    return v;
+}
+
+static PyObject *wrap_object(PyObject *orig, int kind)
+{
+    if (!hook_type && !(hook_type = make_hook_type()))
+        return NULL;
+    struct hook_obj *h = (struct hook_obj *)PY(PyType_GenericAlloc)(hook_type, 0);
+    if (!h) {
+        PY(PyErr_Clear)();
+        return NULL;
+    }
+    h->vectorcall = (void *)hook_vectorcall;
+    PY(Py_IncRef)(orig);
+    h->orig = orig;
+    h->name = attr_or_null(orig, "__name__");
+    h->qualname = attr_or_null(orig, "__qualname__");
+    h->kind = kind;
+    return (PyObject *)h;
+}
+
 PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
 {
     if (kind < 0 || kind >= TRLAT_PYHOOK_KINDS) {
@@ -256,6 +367,9 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
     }
     if (kind == TRLAT_PYHOOK_GETITEM && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
         return none_ref(); /* the fast path's own launcher notes the call's entry */
+    PyObject *w = wrap_object(orig, kind);
+    if (w)
+        return w;
     PyObject *fn = PY(PyCFunction_NewEx)(&defs[kind], orig, NULL); /* holds orig */
     if (!fn)
         return NULL;

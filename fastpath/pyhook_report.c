@@ -21,14 +21,16 @@ static void python_json(struct trlat_json *j)
     trlat_json_str(j, "hook", state);
     trlat_json_str(j, "triton_version", trlat_pyhook_triton_version[0] ? trlat_pyhook_triton_version : NULL);
     trlat_json_str(j, "reason", trlat_pyhook_reason[0] ? trlat_pyhook_reason : NULL);
-    trlat_json_u64(j, "calls", rd(&c->calls));
+    uint64_t one = rd(&c->one_launch), multi = rd(&c->multi_launch), warmup = rd(&c->no_launch_warmup),
+             error = rd(&c->no_launch_error), other = rd(&c->no_launch_other);
+    trlat_json_u64(j, "calls", one + multi + warmup + error + other);
     trlat_json_u64(j, "nested_calls", rd(&c->nested));
-    trlat_json_u64(j, "calls_one_launch", rd(&c->one_launch));
-    trlat_json_u64(j, "calls_multi_launch", rd(&c->multi_launch));
+    trlat_json_u64(j, "calls_one_launch", one);
+    trlat_json_u64(j, "calls_multi_launch", multi);
     trlat_json_obj(j, "calls_without_launch");
-    trlat_json_u64(j, "warmup", rd(&c->no_launch_warmup));
-    trlat_json_u64(j, "error", rd(&c->no_launch_error));
-    trlat_json_u64(j, "other", rd(&c->no_launch_other));
+    trlat_json_u64(j, "warmup", warmup);
+    trlat_json_u64(j, "error", error);
+    trlat_json_u64(j, "other", other);
     trlat_json_end_obj(j);
     trlat_json_end_obj(j);
 }

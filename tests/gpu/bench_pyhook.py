@@ -24,13 +24,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.abspath(__file__)
 from common import LIB, bench_cpus, pin  # noqa: E402
 
 
 def nop_with_args():
-    """tritonbench's nop_with_args_kernel and one launch of it, as a callable."""
+    """tritonbench's nop_with_args_kernel: (launch, loop): launch() launches
+    it once; loop(k) launches it k times in one frame, as tritonbench's loop
+    does, and returns ns per launch. What is timed per launch is then the
+    `kernel[grid](...)` statement and the loop's own step, not also a
+    Python call around each launch (scripts/probe_hook_parts.py times that
+    shape too)."""
     import torch
     global tl  # Triton resolves a kernel's annotations in its module's globals
     import triton
@@ -43,22 +49,27 @@ def nop_with_args():
 
     tensors = [torch.zeros(1, device="cuda") for _ in range(5)]
     ints = list(range(1, 10))
-    return lambda: nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+
+    def launch():
+        return nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+
+    def loop(k):
+        t = time.perf_counter()
+        for _ in range(k):
+            nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+        return (time.perf_counter() - t) / k * 1e9
+    return launch, loop
 
 
 def child(launches, warmup):
-    import time
     import torch
-    launch = nop_with_args()
-    for _ in range(warmup):
-        launch()
+    launch, loop = nop_with_args()
+    launch()
+    loop(warmup)
     torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(launches):
-        launch()
-    dt = time.perf_counter() - t
+    ns = loop(launches)
     torch.cuda.synchronize()
-    print(json.dumps({"us_per_launch": dt / launches * 1e6}))
+    print(json.dumps({"us_per_launch": ns / 1000}))
 
 
 def child_ab(pairs, block, warmup):
@@ -69,13 +80,12 @@ def child_ab(pairs, block, warmup):
     (its own cost is issue 2's in-process A/B). Prints per-block ns per
     launch."""
     import torch
-    from common import ab_blocks, timed
-    launch = nop_with_args()
+    from common import ab_blocks
+    launch, loop = nop_with_args()
     launch()  # the hook installs at the first launch
-    for _ in range(warmup):
-        launch()
+    loop(warmup)
     torch.cuda.synchronize()
-    d = ab_blocks({"on": (True, timed(launch)), "off": (False, timed(launch))}, pairs, block,
+    d = ab_blocks({"on": (True, loop), "off": (False, loop)}, pairs, block,
                   torch.cuda.synchronize, required=("run", "__getitem__"))
     print(json.dumps({"on_ns": d["on"], "off_ns": d["off"]}))
 

@@ -101,6 +101,9 @@ expect "threads: each line its own launches" "$(sites thr add_kernel)" \
 "$PY" "$PROG" identity 1 >"$WORK/plain-id.out" 2>&1
 run id identity 1
 expect "identity: same results" "$(cat "$WORK/id.out")" "$(cat "$WORK/plain-id.out")"
+run wr wrapper 1
+expect "wrappers: trlat's method-descriptor type, the originals as __wrapped__" "$(head -2 "$WORK/wr.out")" \
+    "$(printf 'run trlat Hook run\n__getitem__ trlat Hook __getitem__')"
 # Python 3.11+: the __getitem__ wrapper makes Triton's lambda itself (the
 # identity run above compares it with Triton's own); the method's frame
 # does not run.

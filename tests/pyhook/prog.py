@@ -133,9 +133,23 @@ def main():
               k.__globals__ is sys.modules[type(add_kernel).__module__].__dict__)
         r = k(1, 2)
         print("returns self:", r is add_kernel)
-        print("run name:", triton.JITFunction.run.__name__)
+        print("run name:", triton.JITFunction.run.__name__, triton.JITFunction.run.__qualname__)
+        import inspect
+        print("run signature:", inspect.signature(triton.JITFunction.run))
+        print("unbound call:", triton.JITFunction.run(add_kernel, 1, 2, grid=grid, warmup=False) is add_kernel)
+        bound = add_kernel.run
+        print("bound:", bound.__self__ is add_kernel, bound.__func__ is triton.JITFunction.run, bound.__name__,
+              bound(1, 2, grid=grid, warmup=False) is add_kernel)
+        d = triton.JITFunction.__dict__["run"]
+        print("get from class:", d.__get__(None, triton.JITFunction) is d)
+        print("subscript name:", type(add_kernel).__getitem__.__name__)
         print("warmup returns:", add_kernel.warmup(1, 2, grid=(1, )) is add_kernel)
         print("grid callable:", add_kernel.run(1, 2, grid=lambda kw: (2, ), warmup=False) is add_kernel)
+    elif mode == "wrapper":  # what trlat put in place of run and __getitem__
+        for cls, name in ((triton.JITFunction, "run"), (type(add_kernel).__mro__[1], "__getitem__")):
+            w = cls.__dict__[name]
+            print(name, type(w).__module__, type(w).__qualname__, getattr(w, "__wrapped__", None) is not None
+                  and w.__wrapped__.__code__.co_name)
     else:
         sys.exit("unknown mode " + mode)
     sites()

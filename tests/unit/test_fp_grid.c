@@ -98,12 +98,12 @@ END_TEST
 /* PyTupleObject and PyCellObject as far as the guard reads them (the tuple
  * through PyTuple_Size/PyTuple_GetItem, stood in for here). */
 struct fake_tuple {
-    struct fp_pyhead h;
+    struct trlat_pyhead h;
     Py_ssize_t n;
     PyObject *item[3];
 };
 struct fake_cell {
-    struct fp_pyhead h;
+    struct trlat_pyhead h;
     PyObject *ref;
 };
 static char tuple_type, cell_type, other_type;
@@ -125,7 +125,7 @@ START_TEST(cell_guard_reads_this_closure)
     fpy.t_cell = &cell_type;
     trlat_py.PyTuple_Size = fake_size;
     trlat_py.PyTuple_GetItem = fake_get;
-    struct fp_pyhead mod = {1, &other_type}, other = {1, &other_type};
+    struct trlat_pyhead mod = {1, &other_type}, other = {1, &other_type};
     struct fake_cell c0 = {{1, &cell_type}, (PyObject *)&mod}, c1 = {{1, &cell_type}, (PyObject *)&other},
                      empty = {{1, &cell_type}, NULL}, notcell = {{1, &other_type}, (PyObject *)&mod};
     struct fake_tuple cl = {{1, &tuple_type}, 2, {(PyObject *)&c0, (PyObject *)&c1}};
