@@ -27,18 +27,12 @@ struct fp_launcher {
 _Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
 static PyObject *launcher_type, *orig_getitem, *s_grid_warmup;
 
-static void drop(PyObject *o)
-{
-    if (o)
-        PY(Py_DecRef)(o);
-}
-
 static void launcher_dealloc(PyObject *self)
 {
     struct fp_launcher *l = (struct fp_launcher *)self;
     void *tp = l->head.type;
-    drop(l->jitfn);
-    drop(l->grid);
+    trlat_py_drop(l->jitfn);
+    trlat_py_drop(l->grid);
     PY(PyObject_Free)(self);
     PY(Py_DecRef)(tp); /* instances of heap types hold their type */
 }
@@ -82,8 +76,8 @@ static PyObject *kwnames_for(PyObject *kwnames)
         PY(PyTuple_SetItem)(t, i, x);
     }
     unsigned slot = next++ % 16;
-    drop(cache[slot].in);
-    drop(cache[slot].out);
+    trlat_py_drop(cache[slot].in);
+    trlat_py_drop(cache[slot].out);
     PY(Py_IncRef)(kwnames);
     PY(Py_IncRef)(t);
     cache[slot].in = kwnames;
@@ -135,7 +129,7 @@ static int has_run_keyword(PyObject *kwnames)
             return cache[i].yes;
     int yes = has_run_keyword_scan(kwnames);
     unsigned slot = next++ % 8;
-    drop(cache[slot].kwn);
+    trlat_py_drop(cache[slot].kwn);
     PY(Py_IncRef)(kwnames);
     cache[slot].kwn = kwnames;
     cache[slot].yes = yes;
@@ -216,7 +210,7 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     }
     if (!served)
         k = via_run(l, grid, args, nargs, kwnames, miss, t0, site); /* the run hook times it from t0 */
-    drop(odd);
+    trlat_py_drop(odd);
     fp_call_release(&c);
     if (__builtin_expect(fp_phases_on, 0) && served && k) {
         fp_phase(FP_PH_EXIT);
@@ -278,5 +272,5 @@ void fp_getitem_install(void)
         static atomic_flag once;
         trlat_log_once(&once, "fast path: could not install its kernel[grid] launcher; calls take Triton's path to it");
     }
-    drop(descr);
+    trlat_py_drop(descr);
 }

@@ -65,12 +65,6 @@ static unsigned nslots;
 static PyObject *analyze_fn;
 static int loaded; /* 0 not yet, 1 loaded, -1 failed */
 
-static void drop(PyObject *o)
-{
-    if (o)
-        PY(Py_DecRef)(o);
-}
-
 /* ---- loading gridcheck.py (sharefile.h) ---- */
 static int load(void)
 {
@@ -102,11 +96,11 @@ static int load(void)
         PY(PyErr_Clear)();
         trlat_log("fast path: %s did not load; grid functions are called on every hit", path);
     }
-    drop(r);
-    drop(file);
-    drop(name);
-    drop(g); /* analyze's __globals__ keeps the namespace */
-    drop(code);
+    trlat_py_drop(r);
+    trlat_py_drop(file);
+    trlat_py_drop(name);
+    trlat_py_drop(g); /* analyze's __globals__ keeps the namespace */
+    trlat_py_drop(code);
     return loaded > 0;
 }
 
@@ -286,9 +280,9 @@ static void describe(PyObject *code, char *buf, size_t len)
     long line = l && FP_TYPE(l) == fpy.t_long ? PY(PyLong_AsLong)(l) : 0;
     snprintf(buf, len, "%s (%s:%ld)", ns ? ns : "?", fs ? fs : "?", line);
     PY(PyErr_Clear)();
-    drop(n);
-    drop(f);
-    drop(l);
+    trlat_py_drop(n);
+    trlat_py_drop(f);
+    trlat_py_drop(l);
 }
 
 /* Runs the analysis for fn (whose code is s->code); sets s->p. */
@@ -315,7 +309,7 @@ static void analyze(struct fp_gslot *s, PyObject *fn)
         else
             trlat_log("fast path: grid function %s: called on every hit: %s", d, why ? why : "?");
     }
-    drop(res);
+    trlat_py_drop(res);
     s->p = p; /* a program it replaces is retired, never freed: a caller may hold it */
     s->busy = 0;
 }
@@ -397,7 +391,7 @@ static int guard_holds(const struct gp_guard *g, PyObject *closure)
     case G_ATTR:
     case G_GETATTR:
         v = fp_getattr(g->a, g->b);
-        drop(v);
+        trlat_py_drop(v);
         return v == g->c;
     default:
         return 0;
@@ -525,7 +519,7 @@ void fp_gprog_mismatch(struct fp_gslot *s, struct fp_call *c, const unsigned g[3
         PyObject *str = PY(PyObject_Str)(result);
         const char *t = str ? PY(PyUnicode_AsUTF8)(str) : NULL;
         snprintf(got, sizeof got, "returned %.100s", t ? t : "?");
-        drop(str);
+        trlat_py_drop(str);
         PY(PyErr_Clear)();
     }
     trlat_log("fast path verify: %s: the grid computed from grid function %s is (%u, %u, %u) but the function %s; "

@@ -183,6 +183,13 @@ struct trlat_pyapi {
 extern struct trlat_pyapi trlat_py;
 #define PY(name) (trlat_py.name)
 
+/* Py_XDECREF. */
+static inline void trlat_py_drop(PyObject *o)
+{
+    if (o)
+        PY(Py_DecRef)(o);
+}
+
 /* Resolves the table once; 1 when every required entry is present (a Python
  * interpreter is linked into the process), else 0. Thread-safe. */
 int trlat_pyapi_resolve(void);

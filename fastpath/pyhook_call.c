@@ -287,19 +287,13 @@ static PyObject *hook_descr_get(PyObject *self, PyObject *obj, PyObject *type)
     return PY(PyMethod_New)(self, obj);
 }
 
-static void hook_drop(PyObject *o)
-{
-    if (o)
-        PY(Py_DecRef)(o);
-}
-
 static void hook_dealloc(PyObject *self)
 {
     struct hook_obj *h = (struct hook_obj *)self;
     void *tp = h->head.type;
-    hook_drop(h->orig);
-    hook_drop(h->name);
-    hook_drop(h->qualname);
+    trlat_py_drop(h->orig);
+    trlat_py_drop(h->name);
+    trlat_py_drop(h->qualname);
     PY(PyObject_Free)(self);
     PY(Py_DecRef)(tp); /* instances of heap types hold their type */
 }

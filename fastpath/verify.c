@@ -18,12 +18,6 @@
 
 typedef CUresult (*pfn_ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
 
-static void drop(PyObject *o)
-{
-    if (o)
-        PY(Py_DecRef)(o);
-}
-
 static int long_attr(PyObject *o, PyObject *name, long long *v)
 {
     PyObject *a = fp_getattr(o, name);
@@ -175,7 +169,7 @@ static int check_config(struct fp_entry *e, PyObject *kernel)
 {
     PyObject *fn = fp_getattr(kernel, fpy.s_function);
     unsigned long long h = fn ? PY(PyLong_AsUnsignedLongLong)(fn) : 0;
-    drop(fn);
+    trlat_py_drop(fn);
     PY(PyErr_Clear)();
     if (h != (unsigned long long)(uintptr_t)e->func)
         return mismatch(e, "CUfunction");
@@ -189,7 +183,7 @@ static int check_config(struct fp_entry *e, PyObject *kernel)
         long_attr(md, fpy.s_global_scratch_size, &gs);
         long_attr(md, fpy.s_profile_scratch_size, &ps);
     }
-    drop(md);
+    trlat_py_drop(md);
     if (bad)
         return mismatch(e, "kernel metadata");
     if (e->cfg.blockDimX != (unsigned)(32 * warps) || e->cfg.blockDimY != 1 || e->cfg.blockDimZ != 1)
@@ -257,9 +251,9 @@ int fp_verify(struct fp_entry *e, struct fp_call *c)
     r = check_params(e, c, spec, bound) || check_config(e, kernel);
 out:
     PY(PyErr_Clear)();
-    drop(kw);
-    drop(args);
-    drop(res);
-    drop(key);
+    trlat_py_drop(kw);
+    trlat_py_drop(args);
+    trlat_py_drop(res);
+    trlat_py_drop(key);
     return r;
 }

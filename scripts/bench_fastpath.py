@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """Per-launch host time of the launch memo (issue 5), for the GPU machine.
 
-One interleaved run: every round measures every configuration once, each in
-its own process, and the table shows medians over the rounds and the ratio
-to the raw C cuLaunchKernelEx loop (tests/gpu/bench_launch, 16 parameters /
-none) measured in the same rounds. Misses and hits are then compared
-inside single processes, in alternating blocks, with Triton (trlat's
-wrappers switched off) and hits also with the raw floor of the same kernel
-(tests/gpu/rawloop.c: the driver's own cuLaunchKernelEx in a C loop): the
-machine's processes differ by far more than the ratios compared. The
+Every figure that decides a target is measured inside one process, in
+alternating blocks, against the raw floor of the same kernel in that
+process (tests/gpu/rawloop.c: the driver's own cuLaunchKernelEx in a C
+loop) or against Triton itself (trlat's wrappers switched off): the
+machine's processes differ by far more than the ratios compared. Per
+kernel, three kinds of process: the hit's (the fast path, Triton, the raw
+floor, CompiledKernel.run by hand, ctypes cuLaunchKernel), the miss's
+(TRLAT_FASTPATH_MEMO=0) and profile-only's (TRLAT_FASTPATH=0). The loops
+are tritonbench's shape: the launch statement inline in one frame. The
 decode-style loop runs the same way: step time eager, with the fast path,
-and with one CUDA graph per sequence length.
+and with one CUDA graph per sequence length. --rounds N adds the older
+table of one process per configuration (medians of N interleaved rounds,
+ratio to tests/gpu/bench_launch): for reference only.
 
-  python3 scripts/bench_fastpath.py [--rounds 5] [--n 20000] [--steps 200]
+  python3 scripts/bench_fastpath.py [--rounds 0] [--n 20000] [--steps 200]
   (build first: make gpu-build)
 
 Targets (issue 5): nop_with_args hit <= 1.3x raw, 0-arg nop hit <= 1.2x,
@@ -142,38 +145,42 @@ def child(kernel, mode, n, pairs=0):
         params._keep = vals
         return params, 4 if kernel == "add_lambda" else 1, 32 * k.metadata.num_warps, k.metadata.shared
 
-    if mode == "ab":  # in one process: trlat's wrappers on / Triton's own / the raw floor
-        arms = {"on": (True, call), "off": (False, call)}
-        if os.environ.get("TRLAT_FASTPATH_MEMO") != "0":  # the hit's run
-            params, gx, block, sh = prebuilt()
-            raw = raw_loop(k.function, gx, block, sh, stream.cuda_stream, params)
-            if raw:
-                arms["raw"] = (None, raw)
-        d = ab_blocks(arms, pairs, n, torch.cuda.synchronize)
-        print("ab=" + json.dumps(d).replace(" ", ""), flush=True)
-        return
-    if mode == "jit":
-        loop = call
-    elif mode == "compiled_run":
-        # the seed's workaround: CompiledKernel.run called by hand (compiler.py __getitem__'s runner)
-        if kernel == "nop_with_args":
-            full = tuple(args) + const
-        elif kernel == "nop0":
-            full = ()
-        else:
-            full = (x, x, x, 4096, 1024)
-        grid = (1, 1, 1) if kernel != "add_lambda" else (4, 1, 1)
-        s = stream.cuda_stream
-        run, fn, md = k.run, k.function, k.packed_metadata
-        loop = inline("run(grid[0], grid[1], grid[2], s, fn, md, None, None, None, *full)", locals())
-    else:  # ctypes cuLaunchKernel with a prebuilt parameter array
-        import ctypes
+    def other_loop(which):
+        """loop(k) for the table's other launch paths."""
+        if which == "compiled_run":
+            # the seed's workaround: CompiledKernel.run called by hand (compiler.py __getitem__'s runner)
+            if kernel == "nop_with_args":
+                full = tuple(args) + const
+            elif kernel == "nop0":
+                full = ()
+            else:
+                full = (x, x, x, 4096, 1024)
+            grid = (1, 1, 1) if kernel != "add_lambda" else (4, 1, 1)
+            s = stream.cuda_stream
+            run, fn, md = k.run, k.function, k.packed_metadata
+            return inline("run(grid[0], grid[1], grid[2], s, fn, md, None, None, None, *full)", locals())
+        import ctypes  # cuLaunchKernel with a prebuilt parameter array
         cuda = ctypes.CDLL("libcuda.so.1")
         launch = cuda.cuLaunchKernel
         launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
         params, gx, block, sh = prebuilt()
         fn, s = k.function, stream.cuda_stream
-        loop = inline("launch(fn, gx, 1, 1, block, 1, 1, sh, s, params, None)", locals())
+        return inline("launch(fn, gx, 1, 1, block, 1, 1, sh, s, params, None)", locals())
+
+    if mode == "ab":  # in one process: trlat's wrappers on / Triton's own / the raw floor / the other paths
+        arms = {"on": (True, call), "off": (False, call)}
+        if os.environ.get("TRLAT_FASTPATH_MEMO") != "0":  # the hit's and the profile-only run
+            params, gx, block, sh = prebuilt()
+            raw = raw_loop(k.function, gx, block, sh, stream.cuda_stream, params)
+            if raw:
+                arms["raw"] = (None, raw)
+            if os.environ.get("TRLAT_FASTPATH", "0") != "0":  # the hit's run: the table's other rows
+                for which in ("compiled_run", "ctypes"):
+                    arms[which] = (None, other_loop(which))
+        d = ab_blocks(arms, pairs, n, torch.cuda.synchronize)
+        print("ab=" + json.dumps(d).replace(" ", ""), flush=True)
+        return
+    loop = call if mode == "jit" else other_loop(mode)
     loop(200)
     torch.cuda.synchronize()
     ns = loop(n)
@@ -399,7 +406,7 @@ def med(xs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=0, help="rounds of the cross-process reference table")
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--skip-decode", action="store_true")
@@ -421,39 +428,68 @@ def main():
                     measure([sys.executable, me, "--child", kname, mode, str(a.n)], env, preload))
         print("round %d done" % (r + 1), file=sys.stderr, flush=True)
     r16, r0 = med(raw["args16"]), med(raw["args0"])
-    print("\nper-launch host time, median of %d interleaved rounds (ns), ratio to the raw C loop" % a.rounds)
-    print("%-26s %16s %16s %16s" % ("path", *KERNELS))
-    print("%-26s %16s %16s %16s" % ("raw cuLaunchKernelEx", "%.0f" % r16, "%.0f" % r0, "%.0f (16 args)" % r16))
     base = {"nop_with_args": r16, "nop0": r0, "add_lambda": r16}
-    for label, _ in CONFIGS:
-        cells = []
-        for kname in KERNELS:
-            v = med(res[(kname, label)])
-            cells.append("%.0f (%.2fx)" % (v, v / base[kname]))
-        print("%-26s %16s %16s %16s" % (label, *cells))
-    # In-process A/B (trlat_switch): the miss against Triton itself, and the
-    # hit's speed-up over Triton, without process-to-process noise.
-    ab = {}
+    if a.rounds:  # each configuration its own process: for reference (processes differ by tens of percent)
+        print("\nper-launch host time, median of %d interleaved rounds (ns), ratio to the raw C loop" % a.rounds)
+        print("%-26s %16s %16s %16s" % ("path", *KERNELS))
+        print("%-26s %16s %16s %16s" % ("raw cuLaunchKernelEx", "%.0f" % r16, "%.0f" % r0, "%.0f (16 args)" % r16))
+        for label, _ in CONFIGS:
+            cells = []
+            for kname in KERNELS:
+                v = med(res[(kname, label)])
+                cells.append("%.0f (%.2fx)" % (v, v / base[kname]))
+            print("%-26s %16s %16s %16s" % (label, *cells))
+    # In-process A/B (trlat_switch): every path against the raw floor of the
+    # same process, the miss against Triton itself, without
+    # process-to-process noise. Three runs per kernel: the hit's (wrappers on
+    # / off, the raw floor, CompiledKernel.run, ctypes), the miss's
+    # (TRLAT_FASTPATH_MEMO=0) and profile-only's (TRLAT_FASTPATH=0).
+    ab, floor = {}, {}
+
+    def ratio(d, num, den):
+        return statistics.median(x / y for x, y in zip(d[num], d[den]))
+
+    runs = (("hit", {"TRLAT_FASTPATH": "1"}), ("miss", {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_MEMO": "0"}),
+            ("profile", {"TRLAT_FASTPATH": "0"}))
     for r in range(a.ab_rounds):
         for kname in kernels:
-            for what, env in (("miss", {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_MEMO": "0"}),
-                              ("hit", {"TRLAT_FASTPATH": "1"})):
+            for what, env in runs:
                 d = measure([sys.executable, me, "--child", kname, "ab", str(a.ab_block), str(a.ab_pairs)], env, True)
-                if d:
-                    ab.setdefault((kname, what), []).append(
-                        statistics.median(x / y for x, y in zip(d["on"], d["off"])))
-                    if what == "hit" and d.get("raw"):
-                        ab.setdefault((kname, "hit/raw"), []).append(
-                            statistics.median(x / y for x, y in zip(d["on"], d["raw"])))
+                if not d:
+                    continue
+                rows = {"hit": {"hit/triton": ("on", "off"), "hit/raw": ("on", "raw"), "triton/raw": ("off", "raw"),
+                                "compiled_run/raw": ("compiled_run", "raw"), "ctypes/raw": ("ctypes", "raw")},
+                        "miss": {"miss/triton": ("on", "off")},
+                        "profile": {"profile/triton": ("on", "off"), "profile/raw": ("on", "raw"),
+                                    "triton/raw": ("off", "raw")}}[what]
+                for row, (num, den) in rows.items():
+                    if num in d and den in d:
+                        ab.setdefault((kname, row), []).append(ratio(d, num, den))
+                if "raw" in d:
+                    floor.setdefault(kname, []).append(statistics.median(d["raw"]))
     if ab:
-        print("\nin-process A/B (%d processes x %d block pairs x %d calls; trlat's wrappers on / off / the same "
-              "kernel through the driver's own cuLaunchKernelEx in a C loop; medians of per-pair ratios):" %
-              (a.ab_rounds, a.ab_pairs, a.ab_block))
+        print("\nin-process (%d processes per kernel and run x %d block pairs x %d calls): ratio to the raw floor "
+              "of the same process (the kernel through the driver's own cuLaunchKernelEx in a C loop), medians "
+              "of per-pair ratios, median over processes (each process's in brackets). Every path but the raw "
+              "floor goes through trlat's driver wrapper (CUPTI off)." % (a.ab_rounds, a.ab_pairs, a.ab_block))
+        print("%-30s %26s %26s %26s" % ("path", *kernels))
+
+        def cell(kname, row):
+            xs = ab.get((kname, row), [])
+            return "%.2fx (%s)" % (med(xs), " ".join("%.2f" % x for x in xs)) if xs else "n/a"
+        print("%-30s %26s %26s %26s" % ("raw floor, ns per launch", *["%.0f" % med(floor.get(k, [])) for k in kernels]))
+        for label, row in (("Triton JIT kernel[grid](...)", "triton/raw"), ("CompiledKernel.run by hand", "compiled_run/raw"),
+                           ("ctypes cuLaunchKernel", "ctypes/raw"), ("trlat profile-only", "profile/raw"),
+                           ("trlat fast path hit", "hit/raw")):
+            print("%-30s %26s %26s %26s" % (label, *[cell(k, row) for k in kernels]))
+        print("against Triton in the same process:")
+        for label, row in (("trlat fast path miss", "miss/triton"), ("trlat fast path hit", "hit/triton"),
+                           ("trlat profile-only", "profile/triton")):
+            print("%-30s %26s %26s %26s" % (label, *[cell(k, row) for k in kernels]))
+    if not a.rounds:  # where a hit's time goes (TRLAT_FASTPATH_PHASES; its own process, the timer's reads cost a little)
         for kname in kernels:
-            print("  %-14s miss/triton %s   hit/triton %s   hit/raw %s" % (kname, " ".join(
-                "%.3f" % x for x in ab.get((kname, "miss"), [])), " ".join(
-                "%.3f" % x for x in ab.get((kname, "hit"), [])), " ".join(
-                "%.3f" % x for x in ab.get((kname, "hit/raw"), [])) or "n/a"))
+            measure([sys.executable, me, "--child", kname, "jit", str(a.n)],
+                    {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_PHASES": "1"}, True)
     ok = True
     for kname in kernels:
         # hits against the raw loop: in one process (the same kernel through
@@ -462,7 +498,7 @@ def main():
         # than 3%)
         hit_raw = ab.get((kname, "hit/raw"))
         hit = med(hit_raw) if hit_raw else med(res[(kname, "trlat fastpath hit")]) / base[kname]
-        miss = med(ab.get((kname, "miss"), []))
+        miss = med(ab.get((kname, "miss/triton"), []))
         good = hit <= TARGET[kname] and miss <= 1.03
         ok &= good
         print("TABLE fastpath %-14s hit %.2fx raw %s(target %.1fx)  miss %.3fx triton in-process (target 1.03x)  %s" %
