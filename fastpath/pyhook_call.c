@@ -256,8 +256,8 @@ static struct trlat_pymethoddef defs[TRLAT_PYHOOK_KINDS] = {
  * Python function but, being a method descriptor, CPython calls it with the
  * instance first and no bound-method object in between (kernel[grid], an
  * Autotuner's self.fn.run(...)); it keeps the original as __wrapped__
- * (inspect.signature follows it) with its __name__ and __qualname__. Where
- * the type cannot be made, a builtin in an instancemethod does the same
+ * (inspect.signature follows it) with its __name__ and __qualname__. Should
+ * the type fail to be made, a builtin in an instancemethod does the same
  * slower: the wrapper then gets (original, [self, *args], kwnames). */
 struct hook_obj {
     struct trlat_pyhead head;
@@ -308,7 +308,7 @@ static struct py_member hook_members[] = {
 static PyObject *make_hook_type(void)
 {
     if (!PY(PyType_FromSpec) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) || !PY(PyVectorcall_Call) ||
-        !PY(PyMethod_New) || !PY(PyObject_Vectorcall))
+        !PY(PyMethod_New))
         return NULL;
     static struct py_slot slots[] = {
         {PY_TP_DEALLOC, (void *)hook_dealloc},
