@@ -159,3 +159,23 @@ expect "C program: python null" "$(rq "$WORK/c.json" 'r["python"]')" None
 TRLAT_DISABLE=1 TRLAT_OUTPUT="$WORK/dis.json" LD_PRELOAD=$LIB "$PY" "$PROG" nested 5 >"$WORK/d.out" 2>&1; rc=$?
 "$PY" "$PROG" nested 5 >"$WORK/p.out" 2>&1
 expect "TRLAT_DISABLE=1: same output, no report" "$rc:$(cat "$WORK/d.out"):$(ls "$WORK"/dis.json 2>/dev/null | wc -l)" "0:$(cat "$WORK/p.out"):0"
+
+# Other CPython versions found on this machine (3.9+, on PATH or under
+# pyenv; none: nothing checked here): the wrapper type, the patched class's
+# behaviour and the timings.
+seen=" $(readlink -f "$PY") "
+for cand in python3.9 python3.10 python3.11 python3.12 python3.13 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
+    OPY=$("$cand" -c 'import sys; assert sys.version_info >= (3, 9); print(sys.executable)' 2>/dev/null) || continue
+    OPY=$(readlink -f "$OPY")
+    case "$seen" in *" $OPY "*) continue ;; esac
+    seen="$seen$OPY "
+    other=$("$OPY" -c 'import sys; print("python%d.%d.%d" % sys.version_info[:3])')
+    "$OPY" "$PROG" identity 1 >"$WORK/o-plain.out" 2>&1
+    TRLAT_OUTPUT="$WORK/o-id.json" LD_PRELOAD=$LIB "$OPY" "$PROG" identity 1 >"$WORK/o-id.out" 2>&1
+    expect "$other: identity, same results" "$(cat "$WORK/o-id.out")" "$(cat "$WORK/o-plain.out")"
+    TRLAT_OUTPUT="$WORK/o-wr.json" LD_PRELOAD=$LIB "$OPY" "$PROG" wrapper 1 >"$WORK/o-wr.out" 2>&1
+    expect "$other: the wrapper type" "$(head -2 "$WORK/o-wr.out")" "$(printf 'run trlat Hook run\n__getitem__ trlat Hook __getitem__')"
+    rm -f "$WORK/o-loop.json"
+    TRLAT_OUTPUT="$WORK/o-loop.json" LD_PRELOAD=$LIB "$OPY" "$PROG" loop 50 >/dev/null 2>&1
+    expect "$other: every call timed" "$(rq "$WORK/o-loop.json" '(r["python"]["hook"], k("add_kernel")["py_to_driver_ns"]["count"])')" "('installed', 50)"
+done
