@@ -522,7 +522,7 @@ int fp_call_key(struct fp_call *c)
         if (key_value(k, fp_knob_instr()))
             return FP_R_KNOBS + 1;
     }
-    if (fp_conf.mode == FP_MODE_IDENT) { /* identical mode: every value and the stream */
+    if (fp_conf.mode == TRLAT_FP_MODE_IDENTICAL) { /* identical mode: every value and the stream */
         fp_key_u64(k, c->stream);
         for (unsigned i = 0; i < c->nwant; i++)
             fp_key_u64(k, c->want[i].val);

@@ -276,7 +276,7 @@ static int store(struct fp_state *st, PyObject *result)
     PyObject *kcache = NULL, *kkey = cache_key_of(c, result, &kcache);
     if (!kkey)
         return FP_R_NOMEMO_CACHE;
-    int ident = fp_conf.mode == FP_MODE_IDENT || map == FP_MAP_IDENT;
+    int ident = fp_conf.mode == TRLAT_FP_MODE_IDENTICAL || map == FP_MAP_IDENT;
     struct fp_entry *e = fp_entry_new(&c->key, cap->pi.n, cap->pi.blob_len, ident ? 0 : nslots, c->nwant, c->nrefs);
     if (!e) {
         PY(Py_DecRef)(kkey);
@@ -407,13 +407,12 @@ static void start(void)
     long fp = trlat_config(TRLAT_OPT_FASTPATH);
     const char *log = trlat_config_fastpath_log();
     fp_conf.verify = fp == TRLAT_FASTPATH_VERIFY;
-    fp_conf.mode = trlat_config(TRLAT_OPT_FP_MODE) == TRLAT_FP_MODE_IDENTICAL ? FP_MODE_IDENT : FP_MODE_VALUE;
+    fp_conf.mode = (int)trlat_config(TRLAT_OPT_FP_MODE);
     fp_conf.memo_cap = (unsigned)trlat_config(TRLAT_OPT_FP_MEMO);
     fp_conf.keep_gil = trlat_config(TRLAT_OPT_FP_GIL) == TRLAT_FP_GIL_KEEP;
     fp_conf.getitem = (int)trlat_config(TRLAT_OPT_FP_GETITEM);
     fp_conf.debug = (int)trlat_config(TRLAT_OPT_FP_DEBUG);
-    long g = trlat_config(TRLAT_OPT_FP_GRID);
-    fp_conf.grid = g == TRLAT_FP_GRID_CALL ? FP_GEVAL_CALL : g == TRLAT_FP_GRID_SKEW ? FP_GEVAL_SKEW : FP_GEVAL_ON;
+    fp_conf.grid = (int)trlat_config(TRLAT_OPT_FP_GRID);
     if (fp != TRLAT_FASTPATH_OFF) {
         if (fp_memo_init(&fp_memo, fp_conf.memo_cap)) {
             trlat_log("fast path: out of memory for the memo; every call runs through Triton");

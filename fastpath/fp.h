@@ -5,6 +5,7 @@
 #ifndef TRLAT_FP_H
 #define TRLAT_FP_H
 
+#include "interpose/config.h"
 #include "interpose/cuda_api.h"
 
 #include <stddef.h>
@@ -56,17 +57,15 @@ enum fp_reason {
 extern const char *const fp_reason_names[FP_R_COUNT];
 
 /* ---- configuration (fastpath.c, read at start) ---- */
-enum { FP_MODE_VALUE = 0, FP_MODE_IDENT = 1 };
-enum { FP_GEVAL_CALL = 0, FP_GEVAL_ON = 1, FP_GEVAL_SKEW = 2 };
 struct fp_conf {
     int on;             /* TRLAT_FASTPATH != 0 */
     int verify;         /* TRLAT_FASTPATH=verify */
-    int mode;           /* TRLAT_FASTPATH_MODE=value|identical */
+    int mode;           /* TRLAT_FASTPATH_MODE: TRLAT_FP_MODE_VALUE or _IDENTICAL */
     unsigned memo_cap;  /* TRLAT_FASTPATH_MEMO: entries, 0 = never store */
     int keep_gil;       /* TRLAT_FASTPATH_GIL=keep: launch without releasing the GIL */
     int getitem;        /* TRLAT_FASTPATH_GETITEM=0 turns the C __getitem__ off */
     int debug;          /* TRLAT_FASTPATH_DEBUG=1: a stderr line per capture */
-    int grid;           /* TRLAT_FASTPATH_GRID: FP_GEVAL_CALL, FP_GEVAL_ON (default), FP_GEVAL_SKEW (tests) */
+    int grid;           /* TRLAT_FASTPATH_GRID: TRLAT_FP_GRID_EVAL (default), _CALL, _SKEW (tests) */
 };
 extern struct fp_conf fp_conf;
 

@@ -50,21 +50,35 @@ static PyObject *via_lambda(struct fp_launcher *l, PyObject *grid, PyObject *con
     return r;
 }
 
-/* ("grid", "warmup") + kwnames, cached by the identity of kwnames (a call
- * site's constant tuple). */
-static PyObject *kwnames_for(PyObject *kwnames)
+static int names_run_keyword(PyObject *kwnames)
 {
-    static struct { PyObject *in, *out; } cache[16];
-    static unsigned next;
-    if (!kwnames) {
-        PY(Py_IncRef)(s_grid_warmup);
-        return s_grid_warmup;
+    Py_ssize_t n = PY(PyTuple_Size)(kwnames);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PY(PyTuple_GetItem)(kwnames, i);
+        if (PY(PyUnicode_Compare)(k, fpy.s_grid) == 0 || PY(PyUnicode_Compare)(k, fpy.s_warmup) == 0)
+            return 1;
     }
+    PY(PyErr_Clear)();
+    return 0;
+}
+
+/* What the launcher needs of a call's keyword names, cached by the tuple's
+ * identity (a call site passes the same constant tuple every time; the
+ * tuple is held, so its address stays its own): whether they name grid or
+ * warmup (run()'s own), and ("grid", "warmup") + kwnames for calling run().
+ * NULL with a Python error set when out of memory. */
+struct kwinfo {
+    PyObject *in, *out;
+    int run_kw;
+};
+
+static struct kwinfo *kw_info(PyObject *kwnames)
+{
+    static struct kwinfo cache[16];
+    static unsigned next;
     for (unsigned i = 0; i < 16; i++)
-        if (cache[i].in == kwnames) {
-            PY(Py_IncRef)(cache[i].out);
-            return cache[i].out;
-        }
+        if (cache[i].in == kwnames)
+            return &cache[i];
     Py_ssize_t n = PY(PyTuple_Size)(kwnames);
     PyObject *t = PY(PyTuple_New)(n + 2);
     if (!t)
@@ -75,13 +89,38 @@ static PyObject *kwnames_for(PyObject *kwnames)
         PY(Py_IncRef)(x);
         PY(PyTuple_SetItem)(t, i, x);
     }
-    unsigned slot = next++ % 16;
-    trlat_py_drop(cache[slot].in);
-    trlat_py_drop(cache[slot].out);
+    struct kwinfo *e = &cache[next++ % 16];
+    trlat_py_drop(e->in);
+    trlat_py_drop(e->out);
     PY(Py_IncRef)(kwnames);
+    e->in = kwnames;
+    e->out = t;
+    e->run_kw = names_run_keyword(kwnames);
+    return e;
+}
+
+/* Whether kwnames names grid or warmup (1 too when that cannot be told). */
+static int has_run_keyword(PyObject *kwnames)
+{
+    if (!kwnames)
+        return 0;
+    struct kwinfo *e = kw_info(kwnames);
+    if (!e)
+        PY(PyErr_Clear)();
+    return e ? e->run_kw : 1;
+}
+
+/* ("grid", "warmup") + kwnames (new reference), or NULL with an error set. */
+static PyObject *kwnames_for(PyObject *kwnames)
+{
+    PyObject *t = s_grid_warmup;
+    if (kwnames) {
+        struct kwinfo *e = kw_info(kwnames);
+        if (!e)
+            return NULL;
+        t = e->out;
+    }
     PY(Py_IncRef)(t);
-    cache[slot].in = kwnames;
-    cache[slot].out = t;
     return t;
 }
 
@@ -111,41 +150,6 @@ static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const 
     fp_prekey_tls = saved;
     PY(Py_DecRef)(kn);
     return r;
-}
-
-static int has_run_keyword_scan(PyObject *kwnames);
-
-/* Whether kwnames names grid or warmup: a call site passes the same
- * constant tuple every time, so the answer is cached by its identity (the
- * tuple held, so its address stays its own). */
-static int has_run_keyword(PyObject *kwnames)
-{
-    static struct { PyObject *kwn; int yes; } cache[8];
-    static unsigned next;
-    if (!kwnames)
-        return 0;
-    for (unsigned i = 0; i < 8; i++)
-        if (cache[i].kwn == kwnames)
-            return cache[i].yes;
-    int yes = has_run_keyword_scan(kwnames);
-    unsigned slot = next++ % 8;
-    trlat_py_drop(cache[slot].kwn);
-    PY(Py_IncRef)(kwnames);
-    cache[slot].kwn = kwnames;
-    cache[slot].yes = yes;
-    return yes;
-}
-
-static int has_run_keyword_scan(PyObject *kwnames)
-{
-    Py_ssize_t n = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *k = PY(PyTuple_GetItem)(kwnames, i);
-        if (PY(PyUnicode_Compare)(k, fpy.s_grid) == 0 || PY(PyUnicode_Compare)(k, fpy.s_warmup) == 0)
-            return 1;
-    }
-    PY(PyErr_Clear)();
-    return 0;
 }
 
 static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)

@@ -481,7 +481,7 @@ static int run(struct gp_prog *p, const struct fp_call *c, PyObject *fn, unsigne
             return GP_CALL; /* the grid's result goes to Triton */
         g[i] = (unsigned)v;
     }
-    if (fp_conf.grid == FP_GEVAL_SKEW && ((int64_t)g[0] + 1) * g[1] * g[2] <= INT_MAX)
+    if (fp_conf.grid == TRLAT_FP_GRID_SKEW && ((int64_t)g[0] + 1) * g[1] * g[2] <= INT_MAX)
         g[0]++; /* tests only: a wrong program, for verify mode to find */
     return GP_OK;
 }
@@ -489,7 +489,7 @@ static int run(struct gp_prog *p, const struct fp_call *c, PyObject *fn, unsigne
 int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslot **slot)
 {
     *slot = NULL;
-    if (fp_conf.grid == FP_GEVAL_CALL || loaded < 0 || !PY(PyFunction_GetCode))
+    if (fp_conf.grid == TRLAT_FP_GRID_CALL || loaded < 0 || !PY(PyFunction_GetCode))
         return -1;
     PyObject *code = PY(PyFunction_GetCode)(fn);
     struct fp_gslot *s = code ? slot_of(code, fn) : NULL;

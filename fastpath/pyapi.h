@@ -93,7 +93,6 @@ struct py_member {
     X(1, PyObject *, PyObject_Str, (PyObject *))                                                      \
     X(1, int, PyObject_IsTrue, (PyObject *))                                                          \
     X(1, PyObject *, PyCFunction_NewEx, (struct trlat_pymethoddef *, PyObject *, PyObject *))         \
-    X(1, PyObject *, PyInstanceMethod_New, (PyObject *))  /* binds self like a Python function */     \
     /* tuples, dicts, numbers, strings */                                                             \
     X(1, PyObject *, PyTuple_New, (Py_ssize_t))                                                       \
     X(1, Py_ssize_t, PyTuple_Size, (PyObject *))                                                      \

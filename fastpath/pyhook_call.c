@@ -6,10 +6,9 @@
  * without touching Python. Only the outermost hooked call on a thread is
  * timed: an Autotuner's py->driver time includes its own overhead.
  *
- * A builtin function does not bind `self` when looked up on an instance, so
- * it is wrapped in an instancemethod, which binds like a Python function:
- * the wrapper gets (original run, [self, *args], kwnames). Exceptions pass
- * through untouched (a C function adds no traceback entry).
+ * The wrapper is an object of a method-descriptor type (below), which binds
+ * like a Python function: it gets (original run, [self, *args], kwnames).
+ * Exceptions pass through untouched (a C function adds no traceback entry).
  *
  * A call's Python entry is when `kernel[grid]` was evaluated, not when
  * run() was entered: KernelInterface.__getitem__ is wrapped too (profile
@@ -227,38 +226,11 @@ void trlat_pyhook_count_call(uint32_t launches, int raised, int warmup)
         count(&trlat_pyhook_counts.no_launch_other);
 }
 
-static PyObject *jit_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    return hooked(TRLAT_PYHOOK_JIT, orig, args, nargs, kwnames);
-}
-
-static PyObject *autotuner_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    return hooked(TRLAT_PYHOOK_AUTOTUNER, orig, args, nargs, kwnames);
-}
-
-static PyObject *heuristics_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    return hooked(TRLAT_PYHOOK_HEURISTICS, orig, args, nargs, kwnames);
-}
-
-#define RUN_DOC "run($self, /, *args, **kwargs)\n--\n\nTriton's run, timed by trlat (libtrlat.so)."
-#define GETITEM_DOC "__getitem__($self, grid, /)\n--\n\nTriton's kernel[grid], timed by trlat (libtrlat.so)."
-static struct trlat_pymethoddef defs[TRLAT_PYHOOK_KINDS] = {
-    [TRLAT_PYHOOK_GETITEM] = {"__getitem__", (void *)getitem, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS,
-                              GETITEM_DOC},
-    [TRLAT_PYHOOK_JIT] = {"run", (void *)jit_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
-    [TRLAT_PYHOOK_AUTOTUNER] = {"run", (void *)autotuner_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
-    [TRLAT_PYHOOK_HEURISTICS] = {"run", (void *)heuristics_run, TRLAT_METH_FASTCALL | TRLAT_METH_KEYWORDS, RUN_DOC},
-};
-
 /* A wrapper is an object of a small type of trlat's: it binds like a
  * Python function but, being a method descriptor, CPython calls it with the
  * instance first and no bound-method object in between (kernel[grid], an
  * Autotuner's self.fn.run(...)); it keeps the original as __wrapped__
- * (inspect.signature follows it) with its __name__ and __qualname__. Should
- * the type fail to be made, a builtin in an instancemethod does the same
- * slower: the wrapper then gets (original, [self, *args], kwnames). */
+ * (inspect.signature follows it) with its __name__ and __qualname__. */
 struct hook_obj {
     struct trlat_pyhead head;
     void *vectorcall;
@@ -271,8 +243,10 @@ static PyObject *hook_type;
 static PyObject *hook_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     const struct hook_obj *h = (const struct hook_obj *)self;
-    trlat_pycfunc_fast_kw fn = (trlat_pycfunc_fast_kw)defs[h->kind].ml_meth;
-    return fn(h->orig, args, (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET), kwnames);
+    Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
+    if (h->kind == TRLAT_PYHOOK_GETITEM)
+        return getitem(h->orig, args, nargs, kwnames);
+    return hooked(h->kind, h->orig, args, nargs, kwnames);
 }
 
 /* As a Python function's __get__: the function itself from the class, a
@@ -305,11 +279,14 @@ static struct py_member hook_members[] = {
     {"__qualname__", PY_T_OBJECT, offsetof(struct hook_obj, qualname), PY_READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
 
+/* The type, or NULL with a Python error set. */
 static PyObject *make_hook_type(void)
 {
     if (!PY(PyType_FromSpec) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) || !PY(PyVectorcall_Call) ||
-        !PY(PyMethod_New))
+        !PY(PyMethod_New)) {
+        PY(PyErr_SetString)(trlat_py.exc_runtime, "trlat: this Python lacks what the hook's wrapper type needs");
         return NULL;
+    }
     static struct py_slot slots[] = {
         {PY_TP_DEALLOC, (void *)hook_dealloc},
         {PY_TP_DESCR_GET, (void *)hook_descr_get},
@@ -321,10 +298,7 @@ static PyObject *make_hook_type(void)
     static struct py_spec spec = {"trlat.Hook", sizeof(struct hook_obj), 0,
                                   PY_TPFLAGS_DEFAULT | PY_TPFLAGS_HAVE_VECTORCALL | PY_TPFLAGS_METHOD_DESCRIPTOR,
                                   slots};
-    PyObject *t = PY(PyType_FromSpec)(&spec);
-    if (!t)
-        PY(PyErr_Clear)();
-    return t;
+    return PY(PyType_FromSpec)(&spec);
 }
 
 static PyObject *attr_or_null(PyObject *o, const char *name)
@@ -335,24 +309,6 @@ static PyObject *attr_or_null(PyObject *o, const char *name)
     return v;
 }
 
-static PyObject *wrap_object(PyObject *orig, int kind)
-{
-    if (!hook_type && !(hook_type = make_hook_type()))
-        return NULL;
-    struct hook_obj *h = (struct hook_obj *)PY(PyType_GenericAlloc)(hook_type, 0);
-    if (!h) {
-        PY(PyErr_Clear)();
-        return NULL;
-    }
-    h->vectorcall = (void *)hook_vectorcall;
-    PY(Py_IncRef)(orig);
-    h->orig = orig;
-    h->name = attr_or_null(orig, "__name__");
-    h->qualname = attr_or_null(orig, "__qualname__");
-    h->kind = kind;
-    return (PyObject *)h;
-}
-
 PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
 {
     if (kind < 0 || kind >= TRLAT_PYHOOK_KINDS) {
@@ -361,13 +317,16 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
     }
     if (kind == TRLAT_PYHOOK_GETITEM && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
         return none_ref(); /* the fast path's own launcher notes the call's entry */
-    PyObject *w = wrap_object(orig, kind);
-    if (w)
-        return w;
-    PyObject *fn = PY(PyCFunction_NewEx)(&defs[kind], orig, NULL); /* holds orig */
-    if (!fn)
+    if (!hook_type && !(hook_type = make_hook_type()))
         return NULL;
-    PyObject *m = PY(PyInstanceMethod_New)(fn);
-    PY(Py_DecRef)(fn);
-    return m;
+    struct hook_obj *h = (struct hook_obj *)PY(PyType_GenericAlloc)(hook_type, 0);
+    if (!h)
+        return NULL;
+    h->vectorcall = (void *)hook_vectorcall;
+    PY(Py_IncRef)(orig);
+    h->orig = orig;
+    h->name = attr_or_null(orig, "__name__");
+    h->qualname = attr_or_null(orig, "__qualname__");
+    h->kind = kind;
+    return (PyObject *)h;
 }

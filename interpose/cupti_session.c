@@ -17,6 +17,7 @@
 #include <cupti.h>
 
 #include "interpose/cupti_callback.h"
+#include "interpose/cupti_launches.h"
 #include "interpose/cupti_load.h"
 #include "interpose/cupti_session.h"
 #include "interpose/clock.h"
@@ -56,16 +57,6 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *pool_all[MAX_BUFS], *pool_free[MAX_BUFS];
 static int pool_n, pool_nfree;
 
-/* The driver's launch functions. A CUDA runtime launch calls one of them
- * (with the runtime call's correlation id), so runtime callbacks are not
- * needed; functions a process never calls cost nothing. */
-static const CUpti_CallbackId driver_launches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- state for the report ---- */
@@ -238,7 +229,7 @@ static void stop(void)
     for (int i = nenabled - 1; i >= 0; i--)
         api.disable((CUpti_ActivityKind)enabled_kinds[i]);
     nenabled = 0;
-    trlat_cupti_callback_enable(&api, subscriber, 0, driver_launches, COUNT(driver_launches));
+    trlat_cupti_callback_enable(&api, subscriber, 0, trlat_cupti_driver_launches, TRLAT_CUPTI_NLAUNCHES);
     api.unsubscribe(subscriber);
     pthread_mutex_lock(&fold_lock);
     trlat_gpu_fold_free(fold);
@@ -260,7 +251,7 @@ static const char *enable_records(CUptiResult *rc)
     if ((*rc = api.register_callbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS)
         return "cuptiActivityRegisterCallbacks";
     /* Callbacks first: a kernel recorded from now on has its launch's. */
-    if ((*rc = trlat_cupti_callback_enable(&api, subscriber, 1, driver_launches, COUNT(driver_launches))) !=
+    if ((*rc = trlat_cupti_callback_enable(&api, subscriber, 1, trlat_cupti_driver_launches, TRLAT_CUPTI_NLAUNCHES)) !=
         CUPTI_SUCCESS)
         return "launch callbacks (cuptiEnableCallback)";
     if ((*rc = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)

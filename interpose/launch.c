@@ -52,7 +52,10 @@ static inline void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint
         record_error(ts, func);
 }
 
-static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const struct trlat_launch *l, void *ret)
+/* has_id: CUPTI's callback took the launch's entry time (its GPU record
+ * joins by trlat_launch_corr(t0)). */
+static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const struct trlat_launch *l, int has_id,
+                         void *ret)
 {
     if (ts->py_t0) {
         /* A Python call's first launch carries its py->driver time; any
@@ -77,7 +80,7 @@ static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const s
         e->py_t0 = ts->py_t0;
         e->func = l->func;
         e->stream = l->stream;
-        e->corr = l->corr;
+        e->corr = has_id ? trlat_launch_corr(l->t0) : 0;
         for (int i = 0; i < 3; i++) {
             e->grid[i] = l->grid[i];
             e->block[i] = l->block[i];
@@ -114,11 +117,10 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     ts->cur_t0 = l->t0;
     l->rc = call_real(l, real);
     l->t1 = trlat_ticks();
-    /* CUPTI's callback took the entry time: the launch has an id. */
-    l->corr = ts->cur_t0 ? 0 : trlat_launch_corr(l->t0);
+    int has_id = ts->cur_t0 == 0; /* CUPTI's callback took the entry time */
     ts->cur_t0 = 0;
     record(ts, l->func, l->t0, l->t1, l->rc);
-    record_extra(ts, trlat_kslot_get(ts, l->func), l, ret);
+    record_extra(ts, trlat_kslot_get(ts, l->func), l, has_id, ret);
     for (int i = n - 1; i >= 0; i--)
         if (hooks[i]->after)
             hooks[i]->after(ts, l);

@@ -72,7 +72,6 @@ struct trlat_launch {
     void **params, **extra;
     uint64_t t0, t1;
     CUresult rc;
-    uint64_t corr; /* set after the call: see trlat_event.corr */
 };
 
 /* The id a launch trlat made goes by in the report (`corr`, and the GPU

@@ -33,7 +33,7 @@ def main():
     wrappers = {}
     for cls, name in ((JITFunction, "run"), (KernelInterface, "__getitem__")):
         w = cls.__dict__[name]
-        orig = getattr(w, "__wrapped__", None) or w.__func__.__self__
+        orig = w.__wrapped__
         wrappers[name] = (cls, w, orig)
 
     def switch(run_on, get_on):

@@ -88,5 +88,5 @@ $(TB)/fake/c10/libc10_cuda.so: tests/fake/fake_c10.c
 test-build: $(TB)/fake/c10/libc10_cuda.so
 $(TB)/gpu/libcupti_min.so: tests/gpu/cupti_min.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I$(CUDA_HOME)/include -fPIC -shared -o $@ $< -ldl -lpthread
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I. -I$(CUDA_HOME)/include -fPIC -shared -o $@ $< -ldl -lpthread
 gpu-build: $(TB)/gpu/libcupti_min.so

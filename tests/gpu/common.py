@@ -101,8 +101,6 @@ def trlat_switch(required=("run", )):
         if w is None:
             continue
         orig = getattr(w, "__wrapped__", None)  # trlat.Hook
-        if orig is None:
-            orig = getattr(getattr(w, "__func__", None), "__self__", None)  # instancemethod(builtin(orig))
         if orig is not None and callable(orig):
             saved.append((cls, name, w, orig))
         elif "trlat" in (getattr(w, "__doc__", None) or ""):

@@ -7,7 +7,7 @@
  * from trlat's:
  *   CUPTI_MIN_CALLBACK=1  an empty subscriber callback enabled on the same
  *                         driver launch functions as trlat's
- *                         (interpose/cupti_session.c, driver_launches)
+ *                         (interpose/cupti_launches.h)
  *   CUPTI_MIN_TS=1        a timestamp callback like trlat's (TSC read,
  *                         scaled to ns since start: interpose/clock.h)
  *
@@ -16,6 +16,8 @@
  * path, else /usr/local/cuda. Prints "cupti_min: N kernel records (...)" on
  * stderr at exit (or why it could not start). */
 #include <cupti.h>
+
+#include "interpose/cupti_launches.h" /* the same list as trlat's */
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -35,15 +37,6 @@ static atomic_ulong records;
 static int started, ncallbacks, ts_on;
 
 #define BUF (1u << 20)
-
-/* The same list as trlat's. */
-static const CUpti_CallbackId driver_launches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunch, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync};
 
 static void CUPTIAPI requested(uint8_t **buffer, size_t *size, size_t *max)
 {
@@ -165,8 +158,8 @@ __attribute__((constructor)) static void start(void)
         fprintf(stderr, "cupti_min: cuptiActivityRegisterCallbacks: CUPTI error %d\n", (int)rc);
         return;
     }
-    for (size_t i = 0; want_cb && i < sizeof driver_launches / sizeof driver_launches[0]; i++)
-        ncallbacks += p_enable_cb(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, driver_launches[i]) == CUPTI_SUCCESS;
+    for (size_t i = 0; want_cb && i < TRLAT_CUPTI_NLAUNCHES; i++)
+        ncallbacks += p_enable_cb(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, trlat_cupti_driver_launches[i]) == CUPTI_SUCCESS;
     if (want_cb && !ncallbacks) {
         fprintf(stderr, "cupti_min: no launch callback could be enabled\n");
         return;
