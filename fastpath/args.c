@@ -110,7 +110,9 @@ static int key_value(struct fp_key *k, PyObject *v)
         fp_key_u64(k, FP_T_BOOL | (uint64_t)(v == fpy.o_true) << 8);
     } else if (t == fpy.t_long) {
         int ovf = 0;
-        long long x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
+        long long x;
+        if (!fp_small_int(v, &x))
+            x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
         if (x == -1 && PY(PyErr_Occurred)()) {
             PY(PyErr_Clear)();
             return -1;
@@ -264,10 +266,23 @@ static struct tgetters *getters(void *type)
     return g->ok ? g : NULL;
 }
 
-/* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr(). */
+/* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr():
+ * from torch's structs where tensor_direct.c can, else through the getters
+ * (whose answers that reader learns from). */
 static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
     const struct tgetters *g = getters(FP_TYPE(v));
+    PyObject *m = NULL;
+    int unbound = 0, plain = 0;
+    if (g && g->data_ptr) {
+        unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
+        plain = unbound == 1 && m == g->data_ptr; /* not shadowed by the instance: TensorBase.data_ptr(v) */
+        if (plain && fp_tensor_direct(v, dtype, cuda, ptr) == 0) {
+            PY(Py_DecRef)(m);
+            return 0;
+        }
+    }
+    PyObject *p = NULL;
     PyObject *dt = g ? g->dtype(v, g->dtype_c) : PY(PyObject_GetAttr)(v, fpy.s_dtype);
     if (!dt)
         goto fail;
@@ -277,20 +292,16 @@ static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
     if (!ic)
         goto fail;
     PY(Py_DecRef)(ic);
-    if (ic != fpy.o_true && ic != fpy.o_false)
+    if (ic != fpy.o_true && ic != fpy.o_false) {
+        trlat_py_drop(m);
         return -1;
+    }
     *cuda = ic == fpy.o_true;
-    PyObject *p = NULL;
-    if (g && g->data_ptr) {
-        PyObject *m = NULL;
-        int unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
-        if (unbound == 1 && m == g->data_ptr) /* not shadowed by the instance: TensorBase.data_ptr(v) */
-            p = g->data_ptr_fn(v, NULL);
-        else if (m)
-            p = PY(PyObject_Vectorcall)(m, unbound == 1 ? &v : NULL, unbound == 1 ? 1 : 0, NULL);
-        if (m)
-            PY(Py_DecRef)(m);
-    } else {
+    if (plain) {
+        p = g->data_ptr_fn(v, NULL);
+    } else if (m) {
+        p = PY(PyObject_Vectorcall)(m, unbound == 1 ? &v : NULL, unbound == 1 ? 1 : 0, NULL);
+    } else if (!g || !g->data_ptr) {
         PyObject *argv[2] = {NULL, v};
         p = PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     }
@@ -307,8 +318,12 @@ static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
     PY(Py_DecRef)(p);
     if (PY(PyErr_Occurred)())
         goto fail;
+    if (plain)
+        fp_tensor_direct_check(v, *dtype, *cuda, *ptr);
+    trlat_py_drop(m);
     return 0;
 fail:
+    trlat_py_drop(m);
     PY(PyErr_Clear)();
     return -1;
 }
@@ -356,7 +371,9 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
     if (t == fpy.t_long) {
         int ovf = 0, is_u64 = 0;
         uint64_t bits;
-        long long x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
+        long long x;
+        if (!fp_small_int(v, &x))
+            x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
         if (x == -1 && PY(PyErr_Occurred)()) {
             PY(PyErr_Clear)();
             return FP_R_ARGTYPE + 1;

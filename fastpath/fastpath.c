@@ -413,6 +413,7 @@ static void start(void)
     fp_conf.getitem = (int)trlat_config(TRLAT_OPT_FP_GETITEM);
     fp_conf.debug = (int)trlat_config(TRLAT_OPT_FP_DEBUG);
     fp_conf.grid = (int)trlat_config(TRLAT_OPT_FP_GRID);
+    fp_conf.tensor_getters = trlat_config(TRLAT_OPT_FP_TENSORS) == TRLAT_FP_TENSORS_GETTERS;
     if (fp != TRLAT_FASTPATH_OFF) {
         if (fp_memo_init(&fp_memo, fp_conf.memo_cap)) {
             trlat_log("fast path: out of memory for the memo; every call runs through Triton");

@@ -66,6 +66,7 @@ struct fp_conf {
     int getitem;        /* TRLAT_FASTPATH_GETITEM=0 turns the C __getitem__ off */
     int debug;          /* TRLAT_FASTPATH_DEBUG=1: a stderr line per capture */
     int grid;           /* TRLAT_FASTPATH_GRID: TRLAT_FP_GRID_EVAL (default), _CALL, _SKEW (tests) */
+    int tensor_getters; /* TRLAT_FASTPATH_TENSORS=getters: never read torch's structs (tensor_direct.c) */
 };
 extern struct fp_conf fp_conf;
 

@@ -31,6 +31,8 @@ struct fp_pyenv {
     PyObject *jit_run;         /* JITFunction.run as found when the memo started (the hook's wrapper) */
     PyObject *knobs_mod, *compute_cache_key, *driver_cfg;
     PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
+    int torch_layout_known;    /* torch 2.11: tensor_direct.c knows its structs */
+    int long_compact;          /* CPython 3.12/3.13 ints: fp_small_int reads them */
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
         *s_is_const, *s_dns, *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks,
@@ -134,6 +136,23 @@ int fp_device_fns_are_torch(void);
  * second call); 0 when read, -1: make the Python calls. */
 int fp_torch_device_stream(int torch_fns, int *device, uint64_t *stream);
 void fp_torch_device_stream_check(int torch_fns, int device, uint64_t stream);
+/* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
+ * torch's structs (0), or -1: read them through the getters, then hand the
+ * answers to fp_tensor_direct_check. */
+/* An exact int of |value| < 2**30 read from the object (CPython 3.12 and
+ * 3.13: a tag word, then 30-bit digits): 1 and its value, else 0 (use the
+ * C API). What PyLong_AsLongLongAndOverflow returns for it, minus the call. */
+static inline int fp_small_int(PyObject *v, long long *x)
+{
+    uintptr_t tag = *(const uintptr_t *)((const char *)v + 16); /* long_value.lv_tag */
+    if (!fpy.long_compact || tag >= (2 << 3))                   /* not _PyLong_IsCompact */
+        return 0;
+    uint32_t digit = *(const uint32_t *)((const char *)v + 24);
+    *x = (1 - (long long)(tag & 3)) * (long long)digit; /* sign: 0 +, 1 zero, 2 - */
+    return 1;
+}
+int fp_tensor_direct(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
+void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr);
 /* Triton's cache still maps the entry's key to its kernel (checked once per
  * epoch): 1 yes, 0 no. */
 int fp_entry_current(struct fp_entry *e, struct fp_call *c);

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <string.h>
 
 struct fp_pyenv fpy;
 
@@ -106,6 +107,32 @@ static int intern_all(void)
     return 1;
 }
 
+/* fp_small_int's layout: CPython 3.12 or 3.13 (Py_Version), and its
+ * answers the C API's for a few values. */
+static int long_layout_known(void)
+{
+    const unsigned long *ver = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
+    if (!ver || (*ver >> 16) < 0x030c || (*ver >> 16) > 0x030d)
+        return 0;
+    static const long probe[] = {0, 1, -1, 7, -1000, (1L << 30) - 1, -((1L << 30) - 1)};
+    fpy.long_compact = 1;
+    int ok = 1;
+    for (unsigned i = 0; ok && i < sizeof probe / sizeof probe[0]; i++) {
+        PyObject *o = PY(PyLong_FromLong)(probe[i]);
+        long long x;
+        ok = o && fp_small_int(o, &x) && x == probe[i];
+        trlat_py_drop(o);
+    }
+    PyObject *big = PY(PyLong_FromLongLong)(1LL << 40);
+    long long x;
+    ok = ok && big && !fp_small_int(big, &x); /* not compact: the C API reads it */
+    trlat_py_drop(big);
+    fpy.long_compact = 0;
+    if (PY(PyErr_Occurred)())
+        PY(PyErr_Clear)();
+    return ok;
+}
+
 /* Free-threaded builds (3.13t) have no GIL to serialize the memo. */
 static int gil_enabled(void)
 {
@@ -177,6 +204,13 @@ static int resolve(void)
     fpy.torch_get_device = attr_s(tc, "_cuda_getDevice");
     fpy.torch_raw_stream = attr_s(tc, "_cuda_getCurrentRawStream");
     fpy.o_empty = attr_s(P, "empty");
+    PyObject *ver = attr_s(torch, "__version__");
+    const char *vs = ver ? PY(PyUnicode_AsUTF8AndSize)(ver, NULL) : NULL;
+    fpy.torch_layout_known = vs && strncmp(vs, "2.11.", 5) == 0;
+    if (ver)
+        PY(Py_DecRef)(ver);
+    if (PY(PyErr_Occurred)())
+        PY(PyErr_Clear)();
     PyObject *tmp[] = {torch, nn, cuda, tc, inspect, P};
     for (unsigned i = 0; i < sizeof tmp / sizeof tmp[0]; i++)
         if (tmp[i])
@@ -207,6 +241,7 @@ int fp_py_init(void)
     }
     fpy.epoch = 1;
     fpy.next_layout_id = 1;
+    fpy.long_compact = long_layout_known();
     /* What the guards read through these objects' dicts. */
     PyObject *d = fp_getattr(fpy.knobs_mod, fpy.s___dict__);
     fp_watch_dict(d);

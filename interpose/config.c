@@ -19,6 +19,8 @@ static const struct choice fastpath_choices[] = {
 static const struct choice fp_mode_choices[] = {
     {"value", TRLAT_FP_MODE_VALUE}, {"identical", TRLAT_FP_MODE_IDENTICAL}, {NULL, 0}};
 static const struct choice fp_gil_choices[] = {{"release", TRLAT_FP_GIL_RELEASE}, {"keep", TRLAT_FP_GIL_KEEP}, {NULL, 0}};
+static const struct choice fp_tensor_choices[] = {
+    {"fields", TRLAT_FP_TENSORS_FIELDS}, {"getters", TRLAT_FP_TENSORS_GETTERS}, {NULL, 0}};
 /* skew: tests only (a wrong grid program for verify mode to find) */
 static const struct choice fp_grid_choices[] = {
     {"eval", TRLAT_FP_GRID_EVAL}, {"call", TRLAT_FP_GRID_CALL}, {"skew", TRLAT_FP_GRID_SKEW}, {NULL, 0}};
@@ -48,6 +50,8 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_FP_DEBUG] = {"TRLAT_FASTPATH_DEBUG", 0, bool_choices, "0 or 1", 0, 0},
     [TRLAT_OPT_FP_GRID] = {"TRLAT_FASTPATH_GRID", TRLAT_FP_GRID_EVAL, fp_grid_choices, "eval or call", 0, 0},
     [TRLAT_OPT_FP_PHASES] = {"TRLAT_FASTPATH_PHASES", 0, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_FP_TENSORS] = {"TRLAT_FASTPATH_TENSORS", TRLAT_FP_TENSORS_FIELDS, fp_tensor_choices, "fields or getters",
+                              0, 0},
 };
 
 static const char *output_template, *fastpath_log;

@@ -472,20 +472,22 @@ def main():
               "of the same process (the kernel through the driver's own cuLaunchKernelEx in a C loop), medians "
               "of per-pair ratios, median over processes (each process's in brackets). Every path but the raw "
               "floor goes through trlat's driver wrapper (CUPTI off)." % (a.ab_rounds, a.ab_pairs, a.ab_block))
-        print("%-30s %26s %26s %26s" % ("path", *kernels))
+        def row_line(label, cells):  # one column per kernel measured
+            print(("%-30s" + " %26s" * len(cells)) % (label, *cells))
+        row_line("path", kernels)
 
         def cell(kname, row):
             xs = ab.get((kname, row), [])
             return "%.2fx (%s)" % (med(xs), " ".join("%.2f" % x for x in xs)) if xs else "n/a"
-        print("%-30s %26s %26s %26s" % ("raw floor, ns per launch", *["%.0f" % med(floor.get(k, [])) for k in kernels]))
+        row_line("raw floor, ns per launch", ["%.0f" % med(floor.get(k, [])) for k in kernels])
         for label, row in (("Triton JIT kernel[grid](...)", "triton/raw"), ("CompiledKernel.run by hand", "compiled_run/raw"),
                            ("ctypes cuLaunchKernel", "ctypes/raw"), ("trlat profile-only", "profile/raw"),
                            ("trlat fast path hit", "hit/raw")):
-            print("%-30s %26s %26s %26s" % (label, *[cell(k, row) for k in kernels]))
+            row_line(label, [cell(k, row) for k in kernels])
         print("against Triton in the same process:")
         for label, row in (("trlat fast path miss", "miss/triton"), ("trlat fast path hit", "hit/triton"),
                            ("trlat profile-only", "profile/triton")):
-            print("%-30s %26s %26s %26s" % (label, *[cell(k, row) for k in kernels]))
+            row_line(label, [cell(k, row) for k in kernels])
     if not a.rounds:  # where a hit's time goes (TRLAT_FASTPATH_PHASES; its own process, the timer's reads cost a little)
         for kname in kernels:
             measure([sys.executable, me, "--child", kname, "jit", str(a.n)],
@@ -531,7 +533,7 @@ def main():
                            text=True, timeout=300, preexec_fn=pin)
         shutil.rmtree(os.path.dirname(report), ignore_errors=True)
         for line in p.stderr.splitlines():
-            if "grid function" in line or "torch's C++" in line or "not memoized" in line:
+            if "grid function" in line or "torch's C++" in line or "not memoized" in line or "TensorImpl" in line:
                 print("fast-path debug %-14s %s" % (kname, line.split("fast path: ", 1)[-1]))
     for kname in kernels:
         rows = PHASES.get(kname) or []

@@ -3,8 +3,9 @@
 # torch. tests/integration/test_fastpath.sh runs it when TRLAT_TORCH_PYTHON
 # names one, with the fast path off, on and in verify mode, and compares the
 # launches. Covers the direct calls of torch's getters and data_ptr
-# (fastpath/args.c), an instance attribute shadowing data_ptr, and the type
-# watcher that turns the direct calls off.
+# (fastpath/args.c), an instance attribute shadowing data_ptr, the type
+# watcher that turns the direct calls off, and the tensors whose fields the
+# direct reader (fastpath/tensor_direct.c) must read exactly or refuse.
 import os
 import sys
 
@@ -53,7 +54,41 @@ def main():
     del torch.Tensor.dtype
     for r in range(N):
         add_kernel[(2, )](x, h, i, 64 + r, BLOCK=64)
+    fields()
     print("realtorch done")
+
+
+class PtrMode(torch.overrides.TorchFunctionMode):
+    """A mode that answers data_ptr() itself: Triton launches its answer."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.data_ptr:
+            return 4096
+        return func(*args, **(kwargs or {}))
+
+
+def fields():
+    # Each call's tensors are new, so a pointer read from the wrong place
+    # (or a copy-on-write tensor read without being materialized, as
+    # data_ptr() does) changes the launch. All stay alive: a freed address
+    # reused would name two tensors alike in the logs.
+    base = torch.arange(256, dtype=torch.float32)
+    x = torch.zeros(64)
+    keep = []
+    for r in range(N):
+        view = base[r:]  # a storage offset that moves
+        empty = torch.empty(0)  # data_ptr() is 0
+        src = torch.arange(64.0)
+        cow = torch._lazy_clone(src)  # data_ptr() copies it first (src keeps the shared buffer)
+        swapped = torch.zeros(64)
+        keep.append(swapped.detach())  # the storage .data replaces
+        swapped.data = torch.ones(32 + r, dtype=torch.float16)  # .data swaps the fields under the object
+        retyped = base.view(torch.int32)  # the same storage as another dtype
+        keep += [view, empty, src, cow, swapped, retyped]
+        add_kernel[(1, )](view, empty, cow, 64, BLOCK=64)
+        add_kernel[(1, )](swapped, retyped, src, 64, BLOCK=64)  # src: its buffer unless cow copied
+        with PtrMode():
+            add_kernel[(1, )](x, view, x, 64, BLOCK=64)
 
 
 main()

@@ -307,6 +307,11 @@ def normalize(lines):
     return out
 
 
+# Workloads with enough tensor arguments (16 reads through torch's getters)
+# for the fast path to switch to reading torch's structs.
+FIELDS_EXPECTED = ("vadd", "ints", "misaligned")
+
+
 def run_mode(job):
     """One workload in one mode, in its own process: (rc, digests, launch log lines, report, stderr)."""
     import common
@@ -314,7 +319,8 @@ def run_mode(job):
     fd, log = tempfile.mkstemp(prefix="fplog-", suffix=".txt")
     os.close(fd)
     out, err, rc, rep = common.run([sys.executable, os.path.abspath(__file__), "--run", name],
-                                   env={"TRLAT_FASTPATH": mode, "TRLAT_FASTPATH_LOG": log, "TRLAT_CUPTI": "0"})
+                                   env={"TRLAT_FASTPATH": mode, "TRLAT_FASTPATH_LOG": log, "TRLAT_CUPTI": "0",
+                                        "TRLAT_FASTPATH_DEBUG": "1" if mode == "1" else "0"})
     with open(log) as f:
         lines = f.read().splitlines()
     os.unlink(log)
@@ -360,6 +366,9 @@ def main():
                     falls[k] = falls.get(k, 0) + v
             print(f"TABLE fastpath-corpus {name} [{mode}] hits={hits} misses={misses} fallbacks={falls}", flush=True)
             check(f"{name} [{mode}]: the fast path hit", hits > 0, f"hits={hits} misses={misses} {falls}")
+            if mode == "1" and name in FIELDS_EXPECTED:  # many tensor reads: the struct reader switched on
+                check(f"{name} [1]: tensors read from torch's structs (tensor_direct.c)",
+                      "read from torch's TensorImpl" in err, err[-400:])
             if mode == "verify":
                 check(f"{name} [verify]: zero mismatches", falls.get("verify_mismatch", 0) == 0 and
                       "verify" not in err, err[-400:])

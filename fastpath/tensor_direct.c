@@ -1,0 +1,163 @@
+/* A tensor's dtype, is_cuda and data_ptr() read straight from torch's
+ * structs instead of through its three Python getters, which cost a hit
+ * ~250 ns per tensor on the GPU machine (each builds a warning handler,
+ * checks for __torch_function__, and data_ptr() allocates a Python int).
+ *
+ * Only for the torch whose layout trlat was built against (2.11: offsets
+ * below, read from its headers by a probe against torch/include) and only
+ * where the getters would answer from those fields, as torch's own code
+ * does (python_variable.cpp THPVariable_data_ptr/dtype/is_cuda,
+ * TensorImpl::data_impl, StorageImpl::mutable_data):
+ *   - the object is exactly torch.Tensor or nn.Parameter whose data_ptr is
+ *     not shadowed (the caller checks both) and no TorchFunctionMode is
+ *     active (check_has_torch_function would call into Python);
+ *   - its TensorImpl is a plain c10::TensorImpl (vtable: not a sparse,
+ *     nested, functional or wrapper impl) with default size/stride and
+ *     device policies, its StorageImpl a plain c10::StorageImpl with no
+ *     mutable-data check pending (copy-on-write, throw or warn flags: the
+ *     getter would materialize, raise or warn);
+ *   - its TypeMeta index has been seen through the getters (the Python
+ *     dtype object and its itemsize are learned there, never guessed).
+ * Anything else: -1, and the caller uses the getters (which raise where
+ * torch raises). The reader switches on only after FP_TD_AGREE reads
+ * through the getters gave the same three answers as the fields, and off
+ * for the process at the first disagreement. */
+#include "fastpath/fp_py.h"
+#include "interpose/log.h"
+#include "interpose/real.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#define FP_TD_AGREE 16
+#define FP_TD_DTYPES 64
+
+/* torch 2.11 (x86-64, Linux) */
+enum {
+    THPV_CDATA = 16,         /* THPVariable: PyObject_HEAD, at::Tensor cdata (a TensorImpl*) */
+    TI_STORAGE = 16,         /* TensorImpl: vptr, refcounts, Storage storage_ (a StorageImpl*) */
+    TI_STORAGE_OFFSET = 152, /* int64_t storage_offset_ */
+    TI_NUMEL = 160,          /* int64_t numel_ */
+    TI_DTYPE = 168,          /* caffe2::TypeMeta data_type_ (uint16_t index) */
+    TI_DEVICE = 170,         /* std::optional<Device>: type, index, has_value */
+    TI_POLICY = 174,         /* bitfield byte: sizes_strides_policy_ (0x0c), */
+    TI_POLICY_MASK = 0x9c,   /* has_symbolic_sizes_strides_ (0x10), device_policy_ (0x80) */
+    SI_DATA = 16,            /* StorageImpl: vptr, refcounts, DataPtr data_ptr_ (void *data first) */
+    SI_CHECK = 59,           /* bool has_mutable_data_ptr_check_ */
+    DEV_CUDA = 1,            /* c10::DeviceType::CUDA */
+};
+
+static struct {
+    int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
+    unsigned agreed;
+    const void *ti_vptr, *si_vptr;
+    _Bool (*modes)(void); /* at::impl::torch_function_mode_enabled */
+    struct {
+        PyObject *dtype; /* borrowed: torch's dtypes live as long as torch */
+        uint32_t itemsize;
+    } dt[FP_TD_DTYPES];
+} D;
+
+static const void *vptr_of(void *lib, const char *vtable)
+{
+    const char *v = trlat_real_dlsym(lib, vtable);
+    return v ? v + 16 : NULL; /* past offset-to-top and typeinfo */
+}
+
+static void resolve(void)
+{
+    D.state = -1;
+    if (!fpy.torch_layout_known || fp_conf.tensor_getters)
+        return;
+    void *c10 = dlopen("libc10.so", RTLD_NOLOAD | RTLD_LAZY);
+    void *cpu = dlopen("libtorch_cpu.so", RTLD_NOLOAD | RTLD_LAZY);
+    if (c10) {
+        D.ti_vptr = vptr_of(c10, "_ZTVN3c1010TensorImplE");
+        D.si_vptr = vptr_of(c10, "_ZTVN3c1011StorageImplE");
+        dlclose(c10); /* RTLD_NOLOAD: torch keeps them loaded */
+    }
+    if (cpu) {
+        D.modes = (_Bool(*)(void))trlat_real_dlsym(cpu, "_ZN2at4impl27torch_function_mode_enabledEv");
+        dlclose(cpu);
+    }
+    if (D.ti_vptr && D.si_vptr && D.modes)
+        D.state = 1;
+}
+
+#define AT(p, off, T) (*(const T *)((const char *)(p) + (off)))
+
+/* The fields, if the getters would answer from them: 0, else -1 (idx is
+ * the TypeMeta index where the structs were plain). */
+static int fields(PyObject *v, unsigned *idx, int *cuda, uint64_t *ptr)
+{
+    const void *impl = AT(v, THPV_CDATA, const void *);
+    if (!impl || AT(impl, 0, const void *) != D.ti_vptr || (AT(impl, TI_POLICY, uint8_t) & TI_POLICY_MASK))
+        return -1;
+    const void *st = AT(impl, TI_STORAGE, const void *);
+    if (!st || AT(st, 0, const void *) != D.si_vptr || AT(st, SI_CHECK, uint8_t))
+        return -1;
+    *idx = AT(impl, TI_DTYPE, uint16_t);
+    *cuda = AT(impl, TI_DEVICE + 2, uint8_t) && AT(impl, TI_DEVICE, int8_t) == DEV_CUDA;
+    if (*idx >= FP_TD_DTYPES || !D.dt[*idx].dtype)
+        return -1;
+    const char *data = AT(st, SI_DATA, const char *);
+    if (AT(impl, TI_NUMEL, int64_t) == 0)
+        *ptr = 0; /* data_impl: an empty tensor's data_ptr() is NULL */
+    else if (!data)
+        return -1;
+    else
+        *ptr = (uint64_t)(uintptr_t)data + (uint64_t)D.dt[*idx].itemsize * (uint64_t)AT(impl, TI_STORAGE_OFFSET, int64_t);
+    return 0;
+}
+
+int fp_tensor_direct(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+{
+    unsigned idx;
+    if (D.state != 2 || D.modes() || fields(v, &idx, cuda, ptr))
+        return -1;
+    *dtype = D.dt[idx].dtype;
+    return 0;
+}
+
+static void turn_off(const char *why)
+{
+    D.state = -1;
+    if (fp_conf.debug)
+        trlat_log("fast path: tensors are read through torch's getters (%s)", why);
+}
+
+/* The getters' answers for v: learn v's dtype, compare with the fields. */
+void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr)
+{
+    if (!D.state)
+        resolve();
+    if (D.state <= 0 || D.modes())
+        return;
+    const void *impl = AT(v, THPV_CDATA, const void *);
+    unsigned i = impl && AT(impl, 0, const void *) == D.ti_vptr ? AT(impl, TI_DTYPE, uint16_t) : FP_TD_DTYPES;
+    if (i < FP_TD_DTYPES && !D.dt[i].dtype) {
+        PyObject *n = PY(PyObject_GetAttrString)(dtype, "itemsize");
+        long sz = n ? PY(PyLong_AsLong)(n) : -1;
+        trlat_py_drop(n);
+        if (sz <= 0 || sz > 64) {
+            PY(PyErr_Clear)();
+            return turn_off("a dtype without an itemsize");
+        }
+        D.dt[i].itemsize = (uint32_t)sz;
+        D.dt[i].dtype = dtype;
+    }
+    unsigned idx;
+    int c;
+    uint64_t p;
+    if (fields(v, &idx, &c, &p))
+        return; /* not a plain tensor: the getters serve it */
+    if (D.dt[idx].dtype != dtype || c != cuda || p != ptr)
+        return turn_off("its fields disagree with them");
+    if (D.state == 1 && ++D.agreed >= FP_TD_AGREE) {
+        D.state = 2;
+        if (fp_conf.debug)
+            trlat_log("fast path: tensors are read from torch's TensorImpl (%u reads agreed with its getters)",
+                      D.agreed);
+    }
+}
+
