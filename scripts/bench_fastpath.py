@@ -519,10 +519,10 @@ def main():
         closed = med([(x["eager"] - x["fastpath"]) / (x["eager"] - x["graphs"]) * 100 for x in rows
                       if x["eager"] > x["graphs"]])
         print("\ndecode loop (%d steps, 10 kernels/step, length +1 per step): us per step, in-process A/B" % a.steps)
-        print("  eager %.1f   fastpath %.1f   CUDA graphs per length %.1f   gap closed %.0f%%" % (e, f, g, closed))
+        print("  eager %.1f   fastpath %.1f   CUDA graphs per length %.1f   gap closed %.1f%%" % (e, f, g, closed))
         good = closed >= 75
         ok &= good
-        print("TABLE fastpath decode: eager %.1f us, fastpath %.1f us, graphs %.1f us per step; gap closed %.0f%% "
+        print("TABLE fastpath decode: eager %.1f us, fastpath %.1f us, graphs %.1f us per step; gap closed %.1f%% "
               "(target 75%%) %s" % (e, f, g, closed, "PASS" if good else "FAIL"))
     # what the fast path decided for each benchmark (TRLAT_FASTPATH_DEBUG=1)
     for kname in kernels:
