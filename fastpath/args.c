@@ -276,6 +276,8 @@ static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
     int unbound = 0, plain = 0;
     if (g && g->data_ptr) {
         unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
+        if (!m)
+            goto fail;
         plain = unbound == 1 && m == g->data_ptr; /* not shadowed by the instance: TensorBase.data_ptr(v) */
         if (plain && fp_tensor_direct(v, dtype, cuda, ptr) == 0) {
             PY(Py_DecRef)(m);
@@ -301,7 +303,7 @@ static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
         p = g->data_ptr_fn(v, NULL);
     } else if (m) {
         p = PY(PyObject_Vectorcall)(m, unbound == 1 ? &v : NULL, unbound == 1 ? 1 : 0, NULL);
-    } else if (!g || !g->data_ptr) {
+    } else {
         PyObject *argv[2] = {NULL, v};
         p = PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     }

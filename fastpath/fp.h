@@ -128,6 +128,20 @@ unsigned fp_spec_width(int spec);
  * int32_t/int64_t/uint64_t, pack_fp32 of a double, uint8_t, CUdeviceptr). */
 uint64_t fp_float_bits(double d);
 
+/* ---- a torch 2.11 tensor's fields (tensor_direct.c; the Python side in
+ * fp_py.h decides when they may be read) ---- */
+#define FP_TD_DTYPES 64
+struct fp_td_layout {
+    const void *ti_vptr, *si_vptr;      /* c10::TensorImpl's and c10::StorageImpl's vtables */
+    uint32_t itemsize[FP_TD_DTYPES];    /* by TypeMeta index; 0: not learned */
+};
+/* From a THPVariable: the TypeMeta index (set whenever impl and storage are
+ * plain), is_cuda and data_ptr() as torch computes them. 0, or -1 where
+ * torch's getters would not answer from these fields alone (another impl or
+ * storage class, a size/stride or device policy, a copy-on-write/throw/warn
+ * check on the storage, an unlearned dtype, no data with elements). */
+int fp_td_fields(const void *obj, const struct fp_td_layout *lay, unsigned *idx, int *cuda, uint64_t *ptr);
+
 /* ---- slot map (slotmap.c) ---- */
 /* One kernel parameter the call supplies, in Triton's parameter order. */
 struct fp_want {

@@ -136,21 +136,23 @@ int fp_device_fns_are_torch(void);
  * second call); 0 when read, -1: make the Python calls. */
 int fp_torch_device_stream(int torch_fns, int *device, uint64_t *stream);
 void fp_torch_device_stream_check(int torch_fns, int device, uint64_t stream);
-/* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
- * torch's structs (0), or -1: read them through the getters, then hand the
- * answers to fp_tensor_direct_check. */
 /* An exact int of |value| < 2**30 read from the object (CPython 3.12 and
  * 3.13: a tag word, then 30-bit digits): 1 and its value, else 0 (use the
  * C API). What PyLong_AsLongLongAndOverflow returns for it, minus the call. */
 static inline int fp_small_int(PyObject *v, long long *x)
 {
+    if (!fpy.long_compact)
+        return 0;
     uintptr_t tag = *(const uintptr_t *)((const char *)v + 16); /* long_value.lv_tag */
-    if (!fpy.long_compact || tag >= (2 << 3))                   /* not _PyLong_IsCompact */
+    if (tag >= (2 << 3))                                        /* not _PyLong_IsCompact */
         return 0;
     uint32_t digit = *(const uint32_t *)((const char *)v + 24);
     *x = (1 - (long long)(tag & 3)) * (long long)digit; /* sign: 0 +, 1 zero, 2 - */
     return 1;
 }
+/* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
+ * torch's structs (0), or -1: read them through the getters, then hand the
+ * answers to fp_tensor_direct_check. */
 int fp_tensor_direct(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
 void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr);
 /* Triton's cache still maps the entry's key to its kernel (checked once per

@@ -30,7 +30,6 @@
 #include <string.h>
 
 #define FP_TD_AGREE 16
-#define FP_TD_DTYPES 64
 
 /* torch 2.11 (x86-64, Linux) */
 enum {
@@ -50,12 +49,9 @@ enum {
 static struct {
     int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
     unsigned agreed;
-    const void *ti_vptr, *si_vptr;
     _Bool (*modes)(void); /* at::impl::torch_function_mode_enabled */
-    struct {
-        PyObject *dtype; /* borrowed: torch's dtypes live as long as torch */
-        uint32_t itemsize;
-    } dt[FP_TD_DTYPES];
+    struct fp_td_layout lay;
+    PyObject *dtype[FP_TD_DTYPES]; /* borrowed: torch's dtypes live as long as torch */
 } D;
 
 static const void *vptr_of(void *lib, const char *vtable)
@@ -72,33 +68,31 @@ static void resolve(void)
     void *c10 = dlopen("libc10.so", RTLD_NOLOAD | RTLD_LAZY);
     void *cpu = dlopen("libtorch_cpu.so", RTLD_NOLOAD | RTLD_LAZY);
     if (c10) {
-        D.ti_vptr = vptr_of(c10, "_ZTVN3c1010TensorImplE");
-        D.si_vptr = vptr_of(c10, "_ZTVN3c1011StorageImplE");
+        D.lay.ti_vptr = vptr_of(c10, "_ZTVN3c1010TensorImplE");
+        D.lay.si_vptr = vptr_of(c10, "_ZTVN3c1011StorageImplE");
         dlclose(c10); /* RTLD_NOLOAD: torch keeps them loaded */
     }
     if (cpu) {
         D.modes = (_Bool(*)(void))trlat_real_dlsym(cpu, "_ZN2at4impl27torch_function_mode_enabledEv");
         dlclose(cpu);
     }
-    if (D.ti_vptr && D.si_vptr && D.modes)
+    if (D.lay.ti_vptr && D.lay.si_vptr && D.modes)
         D.state = 1;
 }
 
 #define AT(p, off, T) (*(const T *)((const char *)(p) + (off)))
 
-/* The fields, if the getters would answer from them: 0, else -1 (idx is
- * the TypeMeta index where the structs were plain). */
-static int fields(PyObject *v, unsigned *idx, int *cuda, uint64_t *ptr)
+int fp_td_fields(const void *obj, const struct fp_td_layout *lay, unsigned *idx, int *cuda, uint64_t *ptr)
 {
-    const void *impl = AT(v, THPV_CDATA, const void *);
-    if (!impl || AT(impl, 0, const void *) != D.ti_vptr || (AT(impl, TI_POLICY, uint8_t) & TI_POLICY_MASK))
+    const void *impl = AT(obj, THPV_CDATA, const void *);
+    if (!impl || AT(impl, 0, const void *) != lay->ti_vptr || (AT(impl, TI_POLICY, uint8_t) & TI_POLICY_MASK))
         return -1;
     const void *st = AT(impl, TI_STORAGE, const void *);
-    if (!st || AT(st, 0, const void *) != D.si_vptr || AT(st, SI_CHECK, uint8_t))
+    if (!st || AT(st, 0, const void *) != lay->si_vptr || AT(st, SI_CHECK, uint8_t))
         return -1;
     *idx = AT(impl, TI_DTYPE, uint16_t);
     *cuda = AT(impl, TI_DEVICE + 2, uint8_t) && AT(impl, TI_DEVICE, int8_t) == DEV_CUDA;
-    if (*idx >= FP_TD_DTYPES || !D.dt[*idx].dtype)
+    if (*idx >= FP_TD_DTYPES || !lay->itemsize[*idx])
         return -1;
     const char *data = AT(st, SI_DATA, const char *);
     if (AT(impl, TI_NUMEL, int64_t) == 0)
@@ -106,16 +100,16 @@ static int fields(PyObject *v, unsigned *idx, int *cuda, uint64_t *ptr)
     else if (!data)
         return -1;
     else
-        *ptr = (uint64_t)(uintptr_t)data + (uint64_t)D.dt[*idx].itemsize * (uint64_t)AT(impl, TI_STORAGE_OFFSET, int64_t);
+        *ptr = (uint64_t)(uintptr_t)data + (uint64_t)lay->itemsize[*idx] * (uint64_t)AT(impl, TI_STORAGE_OFFSET, int64_t);
     return 0;
 }
 
 int fp_tensor_direct(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
     unsigned idx;
-    if (D.state != 2 || D.modes() || fields(v, &idx, cuda, ptr))
+    if (D.state != 2 || D.modes() || fp_td_fields(v, &D.lay, &idx, cuda, ptr))
         return -1;
-    *dtype = D.dt[idx].dtype;
+    *dtype = D.dtype[idx];
     return 0;
 }
 
@@ -133,9 +127,11 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
         resolve();
     if (D.state <= 0 || D.modes())
         return;
-    const void *impl = AT(v, THPV_CDATA, const void *);
-    unsigned i = impl && AT(impl, 0, const void *) == D.ti_vptr ? AT(impl, TI_DTYPE, uint16_t) : FP_TD_DTYPES;
-    if (i < FP_TD_DTYPES && !D.dt[i].dtype) {
+    unsigned idx = FP_TD_DTYPES;
+    int c;
+    uint64_t p;
+    int r = fp_td_fields(v, &D.lay, &idx, &c, &p);
+    if (r && idx < FP_TD_DTYPES && !D.lay.itemsize[idx]) { /* a plain tensor of a dtype not seen yet */
         PyObject *n = PY(PyObject_GetAttrString)(dtype, "itemsize");
         long sz = n ? PY(PyLong_AsLong)(n) : -1;
         trlat_py_drop(n);
@@ -143,15 +139,13 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
             PY(PyErr_Clear)();
             return turn_off("a dtype without an itemsize");
         }
-        D.dt[i].itemsize = (uint32_t)sz;
-        D.dt[i].dtype = dtype;
+        D.dtype[idx] = dtype;
+        D.lay.itemsize[idx] = (uint32_t)sz;
+        r = fp_td_fields(v, &D.lay, &idx, &c, &p);
     }
-    unsigned idx;
-    int c;
-    uint64_t p;
-    if (fields(v, &idx, &c, &p))
+    if (r)
         return; /* not a plain tensor: the getters serve it */
-    if (D.dt[idx].dtype != dtype || c != cuda || p != ptr)
+    if (D.dtype[idx] != dtype || c != cuda || p != ptr)
         return turn_off("its fields disagree with them");
     if (D.state == 1 && ++D.agreed >= FP_TD_AGREE) {
         D.state = 2;
