@@ -20,13 +20,16 @@
  *     dtype object and its itemsize are learned there, never guessed).
  * Anything else: -1, and the caller uses the getters (which raise where
  * torch raises). The reader switches on only after FP_TD_AGREE reads
- * through the getters gave the same three answers as the fields, and off
- * for the process at the first disagreement. */
+ * through the getters gave the same three answers as the fields (and the
+ * same storage_offset() and numel()), and off for the process, said once,
+ * at the first disagreement. tests/unit/test_fp_tensor_fields.c pins the
+ * offsets. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
 #include "interpose/real.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define FP_TD_AGREE 16
@@ -113,11 +116,38 @@ int fp_tensor_direct(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
     return 0;
 }
 
+/* Said once whatever TRLAT_FASTPATH_DEBUG says: torch is not what this
+ * reader was built for, and hits cost more from here on. */
 static void turn_off(const char *why)
 {
     D.state = -1;
-    if (fp_conf.debug)
-        trlat_log("fast path: tensors are read through torch's getters (%s)", why);
+    static atomic_flag once;
+    trlat_log_once(&once, "fast path: tensors are read through torch's getters from now on (%s)", why);
+}
+
+/* v.name() as a C long, or -1 - 2**62 when it cannot be had. */
+static long call_long(PyObject *v, const char *name)
+{
+    PyObject *f = PY(PyObject_GetAttrString)(v, name);
+    PyObject *r = f ? PY(PyObject_CallObject)(f, NULL) : NULL;
+    long x = r ? PY(PyLong_AsLong)(r) : -1;
+    trlat_py_drop(f);
+    trlat_py_drop(r);
+    if (PY(PyErr_Occurred)()) {
+        PY(PyErr_Clear)();
+        return -1 - (1L << 62);
+    }
+    return x;
+}
+
+/* While comparing: the two fields a pointer check cannot pin down alone
+ * (an offset of 0 or a numel of 1 reads alike at a wrong place) against
+ * storage_offset() and numel(). */
+static int sizes_agree(PyObject *v)
+{
+    const void *impl = AT(v, THPV_CDATA, const void *);
+    return AT(impl, TI_STORAGE_OFFSET, int64_t) == call_long(v, "storage_offset") &&
+           AT(impl, TI_NUMEL, int64_t) == call_long(v, "numel");
 }
 
 /* The getters' answers for v: learn v's dtype, compare with the fields. */
@@ -137,7 +167,8 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
         trlat_py_drop(n);
         if (sz <= 0 || sz > 64) {
             PY(PyErr_Clear)();
-            return turn_off("a dtype without an itemsize");
+            turn_off("a dtype without an itemsize");
+            return;
         }
         D.dtype[idx] = dtype;
         D.lay.itemsize[idx] = (uint32_t)sz;
@@ -145,8 +176,10 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
     }
     if (r)
         return; /* not a plain tensor: the getters serve it */
-    if (D.dtype[idx] != dtype || c != cuda || p != ptr)
-        return turn_off("its fields disagree with them");
+    if (D.dtype[idx] != dtype || c != cuda || p != ptr || (D.state == 1 && !sizes_agree(v))) {
+        turn_off("a tensor's fields disagreed with its getters");
+        return;
+    }
     if (D.state == 1 && ++D.agreed >= FP_TD_AGREE) {
         D.state = 2;
         if (fp_conf.debug)
