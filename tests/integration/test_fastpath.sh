@@ -4,12 +4,14 @@
 # sequence (TRLAT_FASTPATH_LOG: function, grid, block, shared memory,
 # attributes, parameter bytes) are the same with the fast path off, on and
 # in verify mode; hits happen; fallbacks are counted by reason. Runs under
-# every Python found of python3 and python3.12 (dict watchers: 3.12+).
+# every Python found of python3, python3.12 (dict watchers: 3.12+) and
+# python3.13.
 . "$(dirname "$0")/lib.sh"
 PROG=$ROOT/tests/fastpath/prog.py
 
 pythons=()
-for p in "${PYTHON:-python3}" python3.12 /root/.pyenv/versions/3.12*/bin/python3.12; do
+for p in "${PYTHON:-python3}" python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 python3.13 \
+    /root/.pyenv/versions/3.13*/bin/python3.13; do
     exe=$(command -v "$p" 2>/dev/null) || continue
     real=$("$exe" -c 'import sys; print(sys.executable if sys.version_info >= (3, 9) else "")' 2>/dev/null)
     [ -n "$real" ] || continue
