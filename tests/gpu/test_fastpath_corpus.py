@@ -369,6 +369,8 @@ def main():
             if mode == "1" and name in FIELDS_EXPECTED:  # many tensor reads: the struct reader switched on
                 check(f"{name} [1]: tensors read from torch's structs (tensor_direct.c)",
                       "read from torch's TensorImpl" in err, err[-400:])
+            check(f"{name} [{mode}]: torch's structs never disagreed with its getters",
+                  "through torch's getters from now on" not in err, err[-400:])
             if mode == "verify":
                 check(f"{name} [verify]: zero mismatches", falls.get("verify_mismatch", 0) == 0 and
                       "verify" not in err, err[-400:])
