@@ -100,6 +100,27 @@ void fp_call_release(struct fp_call *c)
     }
 }
 
+/* An exact int as Triton's specialization sees it: its bits and whether it
+ * needs uint64 (past int64); -1 where Python cannot convert it (Triton
+ * raises OverflowError). */
+static int read_int(PyObject *v, uint64_t *bits, int *is_u64)
+{
+    int ovf = 0;
+    long long x;
+    if (!fp_small_int(v, &x))
+        x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
+    *is_u64 = ovf;
+    if (ovf)
+        *bits = PY(PyLong_AsUnsignedLongLong)(v);
+    else
+        *bits = (uint64_t)x;
+    if ((ovf || x == -1) && PY(PyErr_Occurred)()) {
+        PY(PyErr_Clear)();
+        return -1;
+    }
+    return 0;
+}
+
 /* A value keyed exactly: constexprs, options, annotated parameters. */
 static int key_value(struct fp_key *k, PyObject *v)
 {
@@ -109,26 +130,12 @@ static int key_value(struct fp_key *k, PyObject *v)
     } else if (t == fpy.t_bool) {
         fp_key_u64(k, FP_T_BOOL | (uint64_t)(v == fpy.o_true) << 8);
     } else if (t == fpy.t_long) {
-        int ovf = 0;
-        long long x;
-        if (!fp_small_int(v, &x))
-            x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
-        if (x == -1 && PY(PyErr_Occurred)()) {
-            PY(PyErr_Clear)();
+        uint64_t bits;
+        int is_u64;
+        if (read_int(v, &bits, &is_u64))
             return -1;
-        }
-        if (ovf) {
-            unsigned long long u = PY(PyLong_AsUnsignedLongLong)(v);
-            if (PY(PyErr_Occurred)()) {
-                PY(PyErr_Clear)();
-                return -1;
-            }
-            fp_key_u64(k, FP_T_UINT);
-            fp_key_u64(k, u);
-        } else {
-            fp_key_u64(k, FP_T_INT);
-            fp_key_u64(k, (uint64_t)x);
-        }
+        fp_key_u64(k, is_u64 ? FP_T_UINT : FP_T_INT);
+        fp_key_u64(k, bits);
     } else if (t == fpy.t_float) {
         double d = PY(PyFloat_AsDouble)(v);
         uint64_t bits;
@@ -269,7 +276,7 @@ static struct tgetters *getters(void *type)
 /* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr():
  * from torch's structs where tensor_direct.c can, else through the getters
  * (whose answers that reader learns from). */
-static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+static int read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
     const struct tgetters *g = getters(FP_TYPE(v));
     PyObject *m = NULL;
@@ -279,12 +286,13 @@ static int read_tensor(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
         if (!m)
             goto fail;
         plain = unbound == 1 && m == g->data_ptr; /* not shadowed by the instance: TensorBase.data_ptr(v) */
-        if (plain && fp_tensor_direct(v, dtype, cuda, ptr) == 0) {
+        if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0) {
             PY(Py_DecRef)(m);
             return 0;
         }
     }
     PyObject *p = NULL;
+    c->modes = -1; /* the getters may run Python (a mode, a shadowing data_ptr) */
     PyObject *dt = g ? g->dtype(v, g->dtype_c) : PY(PyObject_GetAttr)(v, fpy.s_dtype);
     if (!dt)
         goto fail;
@@ -344,7 +352,7 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
         PyObject *dtype;
         int cuda, ok = 1;
         uint64_t ptr;
-        if (read_tensor(v, &dtype, &cuda, &ptr))
+        if (read_tensor(c, v, &dtype, &cuda, &ptr))
             return FP_R_ARGTYPE + 1;
         add_ref(c, dtype, &ok);
         if (!ok)
@@ -371,25 +379,10 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
     }
     void *t = FP_TYPE(v);
     if (t == fpy.t_long) {
-        int ovf = 0, is_u64 = 0;
         uint64_t bits;
-        long long x;
-        if (!fp_small_int(v, &x))
-            x = PY(PyLong_AsLongLongAndOverflow)(v, &ovf);
-        if (x == -1 && PY(PyErr_Occurred)()) {
-            PY(PyErr_Clear)();
+        int is_u64;
+        if (read_int(v, &bits, &is_u64))
             return FP_R_ARGTYPE + 1;
-        }
-        if (ovf) {
-            bits = PY(PyLong_AsUnsignedLongLong)(v);
-            if (PY(PyErr_Occurred)()) { /* Triton raises OverflowError */
-                PY(PyErr_Clear)();
-                return FP_R_ARGTYPE + 1;
-            }
-            is_u64 = 1;
-        } else {
-            bits = (uint64_t)x;
-        }
         int d16, spec = fp_int_spec(is_u64, bits, !P->dns, !P->dnsa, &d16);
         fp_key_u64(k, FP_T_INT | (uint64_t)spec << 8 | (uint64_t)d16 << 16);
         if (spec == FP_S_CONST)
@@ -497,6 +490,7 @@ int fp_call_key(struct fp_call *c)
     fp_key_u64(k, (uint64_t)fp_conf.mode);
     c->nwant = 0;
     c->nrefs = 0;
+    c->modes = -1;
     for (unsigned j = 0; j < L->n; j++) {
         uint64_t t0 = fp_sub_begin();
         int r = key_param(c, j, c->vals[j]);

@@ -108,6 +108,7 @@ struct fp_call {
     struct fp_want want[FP_MAX_ARGS];
     unsigned nrefs;
     PyObject *refs[FP_MAX_REFS]; /* objects the key names by address (dtypes): borrowed */
+    int modes;                /* a TorchFunctionMode is active: -1 not asked yet (tensor_direct.c) */
     struct fp_key key;
 };
 /* From run's (args tuple, kwargs dict) or a vectorcall (args, nargs, kwnames). */
@@ -152,8 +153,10 @@ static inline int fp_small_int(PyObject *v, long long *x)
 }
 /* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
  * torch's structs (0), or -1: read them through the getters, then hand the
- * answers to fp_tensor_direct_check. */
-int fp_tensor_direct(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
+ * answers to fp_tensor_direct_check. *modes caches, between reads of one
+ * call's key, whether a TorchFunctionMode is active: -1 asks again (set
+ * after anything that may have run Python, the getters). */
+int fp_tensor_direct(PyObject *v, int *modes, PyObject **dtype, int *cuda, uint64_t *ptr);
 void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr);
 /* Triton's cache still maps the entry's key to its kernel (checked once per
  * epoch): 1 yes, 0 no. */

@@ -20,14 +20,6 @@ PyObject *fp_getattr(PyObject *o, PyObject *name)
     return r;
 }
 
-static PyObject *attr_s(PyObject *o, const char *name)
-{
-    PyObject *r = o ? PY(PyObject_GetAttrString)(o, name) : NULL;
-    if (!r)
-        PY(PyErr_Clear)();
-    return r;
-}
-
 /* A module the program already imported (sys.modules), new reference; the
  * memo never imports anything itself. */
 static PyObject *import(const char *name)
@@ -137,7 +129,7 @@ static int long_layout_known(void)
 static int gil_enabled(void)
 {
     PyObject *sys = import("sys");
-    PyObject *f = attr_s(sys, "_is_gil_enabled");
+    PyObject *f = trlat_py_attr(sys, "_is_gil_enabled");
     int on = 1;
     if (f) {
         PyObject *r = PY(PyObject_CallObject)(f, NULL);
@@ -180,37 +172,35 @@ static int resolve(void)
         return 0;
 
     PyObject *jit = import("triton.runtime.jit");
-    fpy.jit_cls = attr_s(jit, "JITFunction");
-    fpy.compute_cache_key = attr_s(jit, "compute_cache_key");
-    fpy.jit_run = attr_s(fpy.jit_cls, "run");
+    fpy.jit_cls = trlat_py_attr(jit, "JITFunction");
+    fpy.compute_cache_key = trlat_py_attr(jit, "compute_cache_key");
+    fpy.jit_run = trlat_py_attr(fpy.jit_cls, "run");
     if (jit)
         PY(Py_DecRef)(jit);
     fpy.knobs_mod = import("triton.knobs");
-    PyObject *hc = attr_s(fpy.knobs_mod, "HookChain");
+    PyObject *hc = trlat_py_attr(fpy.knobs_mod, "HookChain");
     fpy.t_hookchain = hc; /* held */
     PyObject *drv = import("triton.runtime.driver");
-    fpy.driver_cfg = attr_s(drv, "driver");
+    fpy.driver_cfg = trlat_py_attr(drv, "driver");
     if (drv)
         PY(Py_DecRef)(drv);
     PyObject *torch = import("torch");
-    PyObject *nn = attr_s(torch, "nn");
-    PyObject *cuda = attr_s(torch, "cuda");
-    PyObject *tc = attr_s(torch, "_C");
+    PyObject *nn = trlat_py_attr(torch, "nn");
+    PyObject *cuda = trlat_py_attr(torch, "cuda");
+    PyObject *tc = trlat_py_attr(torch, "_C");
     PyObject *inspect = import("inspect");
-    PyObject *P = attr_s(inspect, "Parameter");
-    fpy.t_tensor = attr_s(torch, "Tensor"); /* held */
-    fpy.t_param = attr_s(nn, "Parameter");  /* held; NULL is fine */
-    fpy.torch_current_device = attr_s(cuda, "current_device");
-    fpy.torch_get_device = attr_s(tc, "_cuda_getDevice");
-    fpy.torch_raw_stream = attr_s(tc, "_cuda_getCurrentRawStream");
-    fpy.o_empty = attr_s(P, "empty");
-    PyObject *ver = attr_s(torch, "__version__");
+    PyObject *P = trlat_py_attr(inspect, "Parameter");
+    fpy.t_tensor = trlat_py_attr(torch, "Tensor"); /* held */
+    fpy.t_param = trlat_py_attr(nn, "Parameter");  /* held; NULL is fine */
+    fpy.torch_current_device = trlat_py_attr(cuda, "current_device");
+    fpy.torch_get_device = trlat_py_attr(tc, "_cuda_getDevice");
+    fpy.torch_raw_stream = trlat_py_attr(tc, "_cuda_getCurrentRawStream");
+    fpy.o_empty = trlat_py_attr(P, "empty");
+    PyObject *ver = trlat_py_attr(torch, "__version__");
     const char *vs = ver ? PY(PyUnicode_AsUTF8AndSize)(ver, NULL) : NULL;
     fpy.torch_layout_known = vs && strncmp(vs, "2.11.", 5) == 0;
-    if (ver)
-        PY(Py_DecRef)(ver);
-    if (PY(PyErr_Occurred)())
-        PY(PyErr_Clear)();
+    trlat_py_drop(ver);
+    PY(PyErr_Clear)();
     PyObject *tmp[] = {torch, nn, cuda, tc, inspect, P};
     for (unsigned i = 0; i < sizeof tmp / sizeof tmp[0]; i++)
         if (tmp[i])

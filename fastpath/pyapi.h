@@ -189,6 +189,16 @@ static inline void trlat_py_drop(PyObject *o)
         PY(Py_DecRef)(o);
 }
 
+/* getattr(o, name) with any error cleared: a new reference, or NULL (also
+ * for o == NULL). */
+static inline PyObject *trlat_py_attr(PyObject *o, const char *name)
+{
+    PyObject *r = o ? PY(PyObject_GetAttrString)(o, name) : NULL;
+    if (!r)
+        PY(PyErr_Clear)();
+    return r;
+}
+
 /* Resolves the table once; 1 when every required entry is present (a Python
  * interpreter is linked into the process), else 0. Thread-safe. */
 int trlat_pyapi_resolve(void);

@@ -301,14 +301,6 @@ static PyObject *make_hook_type(void)
     return PY(PyType_FromSpec)(&spec);
 }
 
-static PyObject *attr_or_null(PyObject *o, const char *name)
-{
-    PyObject *v = PY(PyObject_GetAttrString)(o, name);
-    if (!v)
-        PY(PyErr_Clear)();
-    return v;
-}
-
 PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
 {
     if (kind < 0 || kind >= TRLAT_PYHOOK_KINDS) {
@@ -325,8 +317,8 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
     h->vectorcall = (void *)hook_vectorcall;
     PY(Py_IncRef)(orig);
     h->orig = orig;
-    h->name = attr_or_null(orig, "__name__");
-    h->qualname = attr_or_null(orig, "__qualname__");
+    h->name = trlat_py_attr(orig, "__name__");
+    h->qualname = trlat_py_attr(orig, "__qualname__");
     h->kind = kind;
     return (PyObject *)h;
 }

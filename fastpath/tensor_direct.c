@@ -107,10 +107,14 @@ int fp_td_fields(const void *obj, const struct fp_td_layout *lay, unsigned *idx,
     return 0;
 }
 
-int fp_tensor_direct(PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+int fp_tensor_direct(PyObject *v, int *modes, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
+    if (D.state != 2)
+        return -1;
+    if (*modes < 0)
+        *modes = D.modes();
     unsigned idx;
-    if (D.state != 2 || D.modes() || fp_td_fields(v, &D.lay, &idx, cuda, ptr))
+    if (*modes || fp_td_fields(v, &D.lay, &idx, cuda, ptr))
         return -1;
     *dtype = D.dtype[idx];
     return 0;
@@ -162,7 +166,7 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
     uint64_t p;
     int r = fp_td_fields(v, &D.lay, &idx, &c, &p);
     if (r && idx < FP_TD_DTYPES && !D.lay.itemsize[idx]) { /* a plain tensor of a dtype not seen yet */
-        PyObject *n = PY(PyObject_GetAttrString)(dtype, "itemsize");
+        PyObject *n = trlat_py_attr(dtype, "itemsize");
         long sz = n ? PY(PyLong_AsLong)(n) : -1;
         trlat_py_drop(n);
         if (sz <= 0 || sz > 64) {
