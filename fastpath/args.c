@@ -37,6 +37,7 @@ static inline void call_init(struct fp_call *c, PyObject *jitfn, PyObject *grid,
     c->warmup = 0;
     c->getitem = getitem;
     c->nkw = 0;
+    c->shortcut = NULL;
 }
 
 int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
@@ -157,12 +158,6 @@ static int key_value(struct fp_key *k, PyObject *v)
     return 0;
 }
 
-static int is_tensor(PyObject *v)
-{
-    void *t = FP_TYPE(v);
-    return t == fpy.t_tensor || (fpy.t_param && t == fpy.t_param);
-}
-
 static void add_ref(struct fp_call *c, PyObject *o, int *ok)
 {
     for (unsigned i = 0; i < c->nrefs; i++)
@@ -276,7 +271,7 @@ static struct tgetters *getters(void *type)
 /* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr():
  * from torch's structs where tensor_direct.c can, else through the getters
  * (whose answers that reader learns from). */
-static int read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
     const struct tgetters *g = getters(FP_TYPE(v));
     PyObject *m = NULL;
@@ -338,21 +333,36 @@ fail:
     return -1;
 }
 
+int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *d16, uint64_t *val)
+{
+    uint64_t bits;
+    int is_u64, div16;
+    if (read_int(v, &bits, &is_u64))
+        return -1;
+    *spec = (uint8_t)fp_int_spec(is_u64, bits, !P->dns, !P->dnsa, &div16);
+    *d16 = (uint8_t)div16;
+    *val = *spec == FP_S_I32 ? (uint64_t)(uint32_t)(int32_t)(int64_t)bits : bits;
+    return 0;
+}
+
 static int key_param(struct fp_call *c, unsigned j, PyObject *v)
 {
     const struct fp_param *P = &c->L->p[j];
     struct fp_key *k = &c->key;
+    struct fp_argkey *ak = &c->ak[j];
+    ak->wi = -1;
+    ak->tag = 0;
     fp_key_u64(k, FP_T_PARAM | (uint64_t)j << 8);
     if (P->constexpr_)
         return key_value(k, v) ? FP_R_ARGTYPE + 1 : 0;
     struct fp_want *w = &c->want[c->nwant];
     w->arg = (uint16_t)j;
     w->val = 0;
-    if (is_tensor(v)) {
+    if (fp_is_tensor(v)) {
         PyObject *dtype;
         int cuda, ok = 1;
         uint64_t ptr;
-        if (read_tensor(c, v, &dtype, &cuda, &ptr))
+        if (fp_read_tensor(c, v, &dtype, &cuda, &ptr))
             return FP_R_ARGTYPE + 1;
         add_ref(c, dtype, &ok);
         if (!ok)
@@ -365,7 +375,10 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
             fp_key_u64(k, ptr);
         w->spec = P->annotated ? FP_S_FIXED : FP_S_PTR;
         w->val = ptr;
-        c->nwant++;
+        ak->tag = FP_T_TENSOR;
+        ak->dtype = dtype;
+        ak->flags = (uint8_t)(cuda | d16 << 1);
+        ak->wi = (int8_t)c->nwant++;
         return 0;
     }
     if (P->annotated) {
@@ -374,22 +387,19 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
         if (key_value(k, v))
             return FP_R_ARGTYPE + 1;
         w->spec = FP_S_FIXED;
-        c->nwant++;
+        ak->wi = (int8_t)c->nwant++;
         return 0;
     }
     void *t = FP_TYPE(v);
     if (t == fpy.t_long) {
-        uint64_t bits;
-        int is_u64;
-        if (read_int(v, &bits, &is_u64))
+        if (fp_int_class(P, v, &ak->spec, &ak->flags, &w->val))
             return FP_R_ARGTYPE + 1;
-        int d16, spec = fp_int_spec(is_u64, bits, !P->dns, !P->dnsa, &d16);
-        fp_key_u64(k, FP_T_INT | (uint64_t)spec << 8 | (uint64_t)d16 << 16);
-        if (spec == FP_S_CONST)
+        fp_key_u64(k, FP_T_INT | (uint64_t)ak->spec << 8 | (uint64_t)ak->flags << 16);
+        ak->tag = FP_T_INT;
+        if (ak->spec == FP_S_CONST)
             return 0; /* ("constexpr", 1): not a kernel parameter */
-        w->spec = (uint8_t)spec;
-        w->val = spec == FP_S_I32 ? (uint64_t)(uint32_t)(int32_t)(int64_t)bits : bits;
-        c->nwant++;
+        w->spec = ak->spec;
+        ak->wi = (int8_t)c->nwant++;
         return 0;
     }
     if (t == fpy.t_float) {
@@ -397,18 +407,21 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
         fp_key_u64(k, FP_T_FLOAT);
         w->spec = FP_S_FP32;
         w->val = fp_float_bits(d);
-        c->nwant++;
+        ak->tag = FP_T_FLOAT;
+        ak->wi = (int8_t)c->nwant++;
         return 0;
     }
     if (t == fpy.t_bool) {
         fp_key_u64(k, FP_T_BOOL);
         w->spec = FP_S_U1;
         w->val = v == fpy.o_true;
-        c->nwant++;
+        ak->tag = FP_T_BOOL;
+        ak->wi = (int8_t)c->nwant++;
         return 0;
     }
     if (v == fpy.o_none) {
         fp_key_u64(k, FP_T_NONE); /* ("constexpr", None) */
+        ak->tag = FP_T_NONE;
         return 0;
     }
     return FP_R_ARGTYPE + 1;
@@ -482,6 +495,9 @@ int fp_call_key(struct fp_call *c)
     if (read_device(c))
         return FP_R_DEVICE + 1;
     fp_phase(FP_PH_DEVICE);
+    c->options = nopts > 0;
+    if (!c->options && fp_last_match(c))
+        return 0; /* the same key as the layout's last hit: not built */
 
     struct fp_key *k = &c->key;
     fp_key_reset(k);
@@ -497,7 +513,7 @@ int fp_call_key(struct fp_call *c)
         if (r)
             return r;
         if (__builtin_expect(fp_phases_on, 0)) /* the part's class only when timing */
-            fp_sub_end(is_tensor(c->vals[j]) ? FP_SUB_TENSOR : FP_TYPE(c->vals[j]) == fpy.t_long ? FP_SUB_INT
+            fp_sub_end(fp_is_tensor(c->vals[j]) ? FP_SUB_TENSOR : FP_TYPE(c->vals[j]) == fpy.t_long ? FP_SUB_INT
                                                                                               : FP_SUB_OTHER,
                        t0);
     }

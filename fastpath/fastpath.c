@@ -104,11 +104,23 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
     if (!r)
         r = fp_call_key(c);
     fp_phase(FP_PH_KEY);
+    struct fp_entry *e = r ? NULL : c->shortcut;
+    if (e) {
+        e->ref = 1; /* as fp_memo_find marks a hit */
+        if (e->kind == FP_E_VALUE && fp_entry_current(e, c))
+            goto hit;
+        /* blocked by verify since, or Triton's cache changed: the full key,
+         * which takes the usual way below (a miss stores under it) */
+        fp_last_forget(L);
+        c->shortcut = e = NULL;
+        fp_call_release(c); /* the device is read again */
+        r = fp_call_key(c);
+    }
     if (r) {
         *reason = r - 1;
         return FP_FALLBACK;
     }
-    struct fp_entry *e = fp_memo_find(&fp_memo, &c->key);
+    e = fp_memo_find(&fp_memo, &c->key);
     if (!e)
         return missed(L);
     if (e->kind == FP_E_BLOCKED) {
@@ -127,6 +139,8 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
         entry_free(e);
         return missed(L);
     }
+    fp_last_save(c, e);
+hit:
     *out = e;
     L->miss_run = L->window = 0;
     fp_phase(FP_PH_MEMO);

@@ -215,6 +215,7 @@ struct fp_entry {
 struct fp_memo {
     struct fp_entry **ring, **buckets;
     uint32_t cap, n, hand, nbuckets;
+    uint64_t gen; /* bumped by every insert and removal: an entry seen at gen g lives while gen == g */
 };
 /* cap 0: a memo that stores nothing. Returns -1 without memory. */
 int fp_memo_init(struct fp_memo *m, uint32_t cap);

@@ -59,6 +59,24 @@ struct fp_param {
     uint8_t constexpr_, dns, dnsa, annotated;
 };
 #define FP_KWCACHE 16
+
+/* What one argument put in the key (args.c key_param), kept per call and,
+ * for the layout's last hit, in the layout (lastcall.c). */
+struct fp_argkey {
+    PyObject *obj;   /* lastcall.c: a non-tensor argument, held (an exact int, float, bool, str or None) */
+    PyObject *dtype; /* tensors: the dtype keyed (borrowed: torch's dtypes live as long as torch) */
+    int8_t wi;       /* index of its want, -1 if it has none */
+    uint8_t tag;     /* FP_T_* of its key word (0: a constexpr or annotated value, keyed exactly) */
+    uint8_t spec, flags; /* ints: FP_S_* and div16; tensors: is_cuda | div16 << 1 */
+};
+struct fp_last {
+    struct fp_entry *e; /* NULL: none */
+    uint64_t gen, epoch; /* fp_memo.gen and fpy.epoch when saved */
+    long device;
+    unsigned nwant;
+    struct fp_want want[FP_MAX_ARGS];
+    struct fp_argkey a[FP_MAX_ARGS];
+};
 struct fp_layout {
     PyObject *jitfn;          /* held: the table never drops a function */
     uint64_t id;              /* unique: the key names the layout by it */
@@ -80,6 +98,7 @@ struct fp_layout {
     /* miss backoff (fastpath.c): keyed calls that missed in a row, calls
      * still to pass to Triton unkeyed, the next window's length */
     uint32_t miss_run, skip, window;
+    struct fp_last last; /* the last hit keyed in full (lastcall.c) */
 };
 /* The layout of jitfn (made on first sight); NULL when the table is full. */
 struct fp_layout *fp_layout_get(PyObject *jitfn);
@@ -109,7 +128,10 @@ struct fp_call {
     unsigned nrefs;
     PyObject *refs[FP_MAX_REFS]; /* objects the key names by address (dtypes): borrowed */
     int modes;                /* a TorchFunctionMode is active: -1 not asked yet (tensor_direct.c) */
-    struct fp_key key;
+    int options;              /* keyword options given (num_warps=, debug=, ...) */
+    struct fp_entry *shortcut; /* the layout's last hit, matched without building the key (lastcall.c) */
+    struct fp_argkey ak[FP_MAX_ARGS]; /* what each argument put in the key */
+    struct fp_key key;        /* not built when shortcut is set */
 };
 /* From run's (args tuple, kwargs dict) or a vectorcall (args, nargs, kwnames). */
 int fp_call_from_dict(struct fp_call *c, PyObject *jitfn, PyObject *args, PyObject *kwargs);
@@ -118,6 +140,26 @@ int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyOb
 void fp_call_release(struct fp_call *c);
 /* Binds, reads device and stream, builds the key: 0 or a reason + 1. */
 int fp_call_key(struct fp_call *c);
+/* A tensor's dtype (borrowed), is_cuda and data_ptr() as Triton reads them
+ * (torch's structs or its getters); 0, or -1 when they cannot be read. */
+int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
+/* An int argument of a specialized parameter as key_param keys it: its
+ * class (FP_S_*), div16 and packed value; -1 when Python cannot convert it. */
+int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *d16, uint64_t *val);
+static inline int fp_is_tensor(PyObject *v)
+{
+    void *t = FP_TYPE(v);
+    return t == fpy.t_tensor || (fpy.t_param && t == fpy.t_param);
+}
+
+/* ---- the layout's last hit (lastcall.c) ---- */
+/* After binding and the device: 1 when the call keys exactly as the
+ * layout's last hit did (c->shortcut, c->want set), else 0. */
+int fp_last_match(struct fp_call *c);
+/* Keeps what c keyed (a hit on e, keyed in full) for the next call. */
+void fp_last_save(struct fp_call *c, struct fp_entry *e);
+void fp_last_forget(struct fp_layout *L);
+
 /* A new dict {name: value} of the bound arguments (what a callable grid gets). */
 PyObject *fp_call_bound_dict(const struct fp_call *c);
 

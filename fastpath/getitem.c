@@ -27,12 +27,24 @@ struct fp_launcher {
 _Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
 static PyObject *launcher_type, *orig_getitem, *s_grid_warmup;
 
+/* Freed launchers kept for the next kernel[grid] (every call makes one),
+ * as CPython keeps its own small objects; each still holds its type. The
+ * GIL guards the list. */
+#define FREE_MAX 4
+static struct fp_launcher *free_list[FREE_MAX];
+static unsigned nfree;
+
 static void launcher_dealloc(PyObject *self)
 {
     struct fp_launcher *l = (struct fp_launcher *)self;
     void *tp = l->head.type;
     trlat_py_drop(l->jitfn);
     trlat_py_drop(l->grid);
+    l->jitfn = l->grid = NULL;
+    if (nfree < FREE_MAX && PY(_Py_NewReference)) {
+        free_list[nfree++] = l;
+        return;
+    }
     PY(PyObject_Free)(self);
     PY(Py_DecRef)(tp); /* instances of heap types hold their type */
 }
@@ -229,9 +241,13 @@ static PyObject *getitem(PyObject *self, PyObject *grid)
         PyObject *a[2] = {self, grid};
         return PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
     }
-    struct fp_launcher *l = (struct fp_launcher *)PY(PyType_GenericAlloc)(launcher_type, 0);
-    if (!l)
+    struct fp_launcher *l;
+    if (nfree) {
+        l = free_list[--nfree];
+        PY(_Py_NewReference)((PyObject *)l); /* a reference count of 1, as a new object's */
+    } else if (!(l = (struct fp_launcher *)PY(PyType_GenericAlloc)(launcher_type, 0))) {
         return NULL;
+    }
     l->vectorcall = (void *)launcher_call;
     PY(Py_IncRef)(self);
     PY(Py_IncRef)(grid);

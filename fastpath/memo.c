@@ -59,6 +59,7 @@ void fp_memo_remove(struct fp_memo *m, struct fp_entry *e)
 {
     if (!m->nbuckets || e->clock >= m->cap || m->ring[e->clock] != e)
         return;
+    m->gen++;
     unlink_bucket(m, e);
     /* keep the ring dense: the last entry takes the hole */
     uint32_t last = m->n - 1;
@@ -98,6 +99,7 @@ struct fp_entry *fp_memo_insert(struct fp_memo *m, struct fp_entry *e)
             m->hand = (m->hand + 1) % m->n;
         }
     }
+    m->gen++;
     e->clock = m->n;
     e->ref = 0; /* a new entry earns its bit with its first hit */
     m->ring[m->n++] = e;

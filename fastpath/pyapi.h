@@ -152,6 +152,7 @@ struct py_member {
     X(0, PyObject *, PyDescr_NewMethod, (PyObject *, struct trlat_pymethoddef *))                     \
     X(0, void, PyObject_Free, (void *))                                                               \
     X(0, PyObject *, PyType_GenericAlloc, (PyObject *, Py_ssize_t))                                   \
+    X(0, void, _Py_NewReference, (PyObject *))                                                        \
     X(0, PyObject *, PyVectorcall_Call, (PyObject *, PyObject *, PyObject *))                         \
     X(0, PyObject *, PyMethod_New, (PyObject *, PyObject *))                                          \
     X(0, int, PyDict_AddWatcher, (int (*)(int, PyObject *, PyObject *, PyObject *))) /* 3.12+ */      \

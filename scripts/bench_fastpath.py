@@ -81,6 +81,47 @@ def raw_loop(fn, grid, block, shared, stream, params):
     return run
 
 
+def py_floor(fn, grid, block, shared, stream, params):
+    """{name: callable} for the Python-level floor (tests/gpu/pyfloor.c): C
+    functions Python calls directly that launch the prebuilt block through
+    the driver's own cuLaunchKernelEx: "pyc_keep" holding the GIL,
+    "pyc_gil" releasing it around the driver call, "pyc_device" also reading
+    the current device and stream from torch's C++ first. {} without them."""
+    import ctypes
+    if sys.version_info < (3, 12):  # pyfloor.c returns None uncounted (immortal from 3.12)
+        return {}
+    try:
+        real = ctypes.CDLL(None).trlat_api_real_function
+        lib = ctypes.CDLL(os.path.join(BUILD, "tests", "gpu", "librawloop.so"))
+        setup = lib.trlat_bench_pyfloor_setup
+    except (OSError, AttributeError):
+        return {}
+    real.restype, real.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    setup.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_uint] * 5 + [ctypes.c_void_p] * 2
+    launch_ex = real(b"cuLaunchKernelEx")
+    if not launch_ex:
+        return {}
+    has_device = setup(launch_ex, fn, grid, 1, 1, block, shared, stream, params) == 0
+
+    class MethodDef(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p), ("flags", ctypes.c_int),
+                    ("doc", ctypes.c_char_p)]
+    new = ctypes.pythonapi.PyCFunction_NewEx
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    out = {}
+    for name in ("keep", "gil", "device") if has_device else ("keep", "gil"):
+        md = MethodDef(name.encode(), ctypes.cast(getattr(lib, "trlat_bench_pyfloor_" + name), ctypes.c_void_p),
+                       0x80 | 0x02, None)  # METH_FASTCALL | METH_KEYWORDS
+        f = new(ctypes.addressof(md), None, None)
+        py_floor.keep.append(md)  # the PyMethodDef must outlive the function
+        out["pyc_" + name] = f
+    out["errors"] = lib.trlat_bench_pyfloor_errors
+    return out
+
+
+py_floor.keep = []
+
+
 def inline(stmt, env):
     """loop(k): `stmt` run k times in one frame, as tritonbench's loops
     launch (no Python call around each launch), and its ns per run."""
@@ -169,6 +210,7 @@ def child(kernel, mode, n, pairs=0):
 
     if mode == "ab":  # in one process: trlat's wrappers on / Triton's own / the raw floor / the other paths
         arms = {"on": (True, call), "off": (False, call)}
+        errors = None
         if os.environ.get("TRLAT_FASTPATH_MEMO") != "0":  # the hit's and the profile-only run
             params, gx, block, sh = prebuilt()
             raw = raw_loop(k.function, gx, block, sh, stream.cuda_stream, params)
@@ -177,7 +219,15 @@ def child(kernel, mode, n, pairs=0):
             if os.environ.get("TRLAT_FASTPATH", "0") != "0":  # the hit's run: the table's other rows
                 for which in ("compiled_run", "ctypes"):
                     arms[which] = (None, other_loop(which))
+                # the Python-level floor, called with the launch statement's arguments
+                floor_fns = py_floor(k.function, gx, block, sh, stream.cuda_stream, params)
+                errors = floor_fns.pop("errors", None)
+                call_args = stmt[stmt.rindex("](") + 1:]
+                for name, f in floor_fns.items():
+                    arms[name] = (None, inline("f" + call_args, dict(env, f=f)))
         d = ab_blocks(arms, pairs, n, torch.cuda.synchronize)
+        if errors is not None and errors():
+            raise SystemExit("python floor: %d launches failed or ran on another stream" % errors())
         print("ab=" + json.dumps(d).replace(" ", ""), flush=True)
         return
     loop = call if mode == "jit" else other_loop(mode)
@@ -458,7 +508,9 @@ def main():
                 if not d:
                     continue
                 rows = {"hit": {"hit/triton": ("on", "off"), "hit/raw": ("on", "raw"), "triton/raw": ("off", "raw"),
-                                "compiled_run/raw": ("compiled_run", "raw"), "ctypes/raw": ("ctypes", "raw")},
+                                "compiled_run/raw": ("compiled_run", "raw"), "ctypes/raw": ("ctypes", "raw"),
+                                "pyc_keep/raw": ("pyc_keep", "raw"), "pyc_gil/raw": ("pyc_gil", "raw"),
+                                "pyc_device/raw": ("pyc_device", "raw"), "hit/pyc_device": ("on", "pyc_device")},
                         "miss": {"miss/triton": ("on", "off")},
                         "profile": {"profile/triton": ("on", "off"), "profile/raw": ("on", "raw"),
                                     "triton/raw": ("off", "raw")}}[what]
@@ -482,8 +534,12 @@ def main():
         row_line("raw floor, ns per launch", ["%.0f" % med(floor.get(k, [])) for k in kernels])
         for label, row in (("Triton JIT kernel[grid](...)", "triton/raw"), ("CompiledKernel.run by hand", "compiled_run/raw"),
                            ("ctypes cuLaunchKernel", "ctypes/raw"), ("trlat profile-only", "profile/raw"),
+                           ("Python floor: C call, GIL held", "pyc_keep/raw"),
+                           ("Python floor: + GIL released", "pyc_gil/raw"),
+                           ("Python floor: + device, stream", "pyc_device/raw"),
                            ("trlat fast path hit", "hit/raw")):
             row_line(label, [cell(k, row) for k in kernels])
+        row_line("hit / Python floor (device)", [cell(k, "hit/pyc_device") for k in kernels])
         print("against Triton in the same process:")
         for label, row in (("trlat fast path miss", "miss/triton"), ("trlat fast path hit", "hit/triton"),
                            ("trlat profile-only", "profile/triton")):

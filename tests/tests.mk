@@ -65,9 +65,11 @@ $(TB)/gpu/bench_launch: tests/gpu/bench_launch.c
 
 gpu-build: all $(TB)/gpu/bench_launch
 .PHONY: gpu-build
-$(TB)/gpu/librawloop.so: tests/gpu/rawloop.c
+# the raw C loop and the Python-level floor (pyfloor.c: Python's symbols
+# resolve in the Python process that loads it with ctypes)
+$(TB)/gpu/librawloop.so: tests/gpu/rawloop.c tests/gpu/pyfloor.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$(CUDA_HOME)/include -fPIC -shared -fvisibility=hidden -o $@ $<
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$(CUDA_HOME)/include -fPIC -shared -fvisibility=hidden -o $@ $^
 gpu-build: $(TB)/gpu/librawloop.so
 $(TB)/gpu/clockbench: tests/gpu/clockbench.c
 	@mkdir -p $(dir $@)

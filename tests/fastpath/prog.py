@@ -438,6 +438,50 @@ def backoff():
     print("backoff done")
 
 
+def lastcall():
+    # consecutive calls of one kernel differing in one thing each: the
+    # layout's last hit (fastpath/lastcall.c) may serve only those keyed the
+    # same, with this call's values in the block
+    x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
+    for rep in range(N):
+        for n in range(60, 70):  # new int objects: one class but 64 (div 16)
+            add_kernel[(1, )](x, y, out, n, BLOCK=64)
+        for n in (1, 2, 2**31 + rep, 2**31 + 16, 2**40 + 32 * rep, 2**63 + 16, 2**63 + 17, 5):
+            add_kernel[(1, )](x, y, out, n, BLOCK=64)  # across 1, i32/i64/u64 and div 16
+        x.dtype = torch.float16  # the same object retyped, then back
+        add_kernel[(1, )](x, y, out, 64, BLOCK=64)
+        x.dtype = torch.float32
+        add_kernel[(1, )](x, y, out, 64, BLOCK=64)
+        x._ptr += 4  # the same object moved: misaligned, then back
+        add_kernel[(1, )](x, y, out, 64, BLOCK=64)
+        x._ptr -= 4
+        add_kernel[(1, )](x, y, out, 64, BLOCK=64)
+        x._ptr += 512  # moved, still aligned: the same key, a new pointer
+        add_kernel[(1, )](x, y, out, 64, BLOCK=64)
+        add_kernel[(1, )](y, x, out, 64, BLOCK=64)  # tensors swapped
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128)  # a constexpr changed
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128, num_warps=2)  # an option
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128)
+        for f, b in ((0.5, True), (0.25, True), (1.0, False), (float(rep), False)):
+            scalars_kernel[(1, )](x, f, b, None, 5, 7, BLOCK=8)  # floats and bools: new values, one key
+        scalars_kernel[(1, )](x, 0.5, True, 3, 5, 7, BLOCK=8)  # None -> an int
+        scalars_kernel[(1, )](x, 0.5, True, None, 5, 8, BLOCK=8)  # the annotated int
+        scalars_kernel[(1, )](x, 2, True, None, 5, 7, BLOCK=8)  # a float -> an int
+        scalars_kernel[(1, )](x, 0.5, 1, None, 5, 7, BLOCK=8)  # a bool -> an int
+        scalars_kernel[(1, )](x, 0.5, True, None, 1, 7, BLOCK=8)  # an int -> 1
+        knobs.runtime.debug = True  # a knob the key carries
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128)
+        knobs.runtime.debug = False
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128)
+        torch._set_device(1)  # another device
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128)
+        torch._set_device(0)
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128)
+        dns_kernel[(1, )](x, 16 + rep, 33)  # do_not_specialize: any int of a class
+        dns_kernel[(1, )](x, 1, 32 + 16 * rep)
+    print("lastcall done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

@@ -125,6 +125,22 @@ for PY in "${pythons[@]}"; do
     expect "py$v miss backoff, memo of 0: no hits, few keyed misses, the rest unkeyed" \
         "$(fpk bo_zero '(lambda h, m, b: h == 0 and m <= 76 and h + m + b == 3400)(*'"$(bo bo_zero)"')')" True
 
+    # consecutive calls that differ in one thing each (fastpath/lastcall.c:
+    # a call keyed as the last hit takes its entry without the key): the
+    # same launches, verify agrees, also when every insert evicts
+    run lcoff 0 lastcall 3
+    run lcon 1 lastcall 3
+    run lcver verify lastcall 3
+    run lcone 1 lastcall 3 TRLAT_FASTPATH_MEMO=1
+    run lcgi 1 lastcall 3 TRLAT_FASTPATH_GETITEM=0
+    same "py$v one change per call" lcoff lcon
+    same "py$v one change per call, verify" lcoff lcver
+    same "py$v one change per call, a memo of 1" lcoff lcone
+    same "py$v one change per call, through run() only" lcoff lcgi
+    expect "py$v one change per call: hits, verify agrees" \
+        "$(( $(total lcon hits) > 100 )):$(reason lcver verify_mismatch):$(total lcver hits):$(total lcgi hits)" \
+        "1:0:$(total lcon hits):$(total lcon hits)"
+
     # a memo smaller than the keys in use: bounded, still right
     run moff 0 memo 20
     run small 1 memo 20 TRLAT_FASTPATH_MEMO=4
