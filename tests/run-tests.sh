@@ -3,6 +3,10 @@
 # Unit tests count their Check tests; integration and CLI scripts count
 # their "ok"/"FAIL" lines.
 set -u
+# Each suite sets the TRLAT_* options it tests: none may come from the
+# caller's environment (an exported TRLAT_FASTPATH=1 changes what they see).
+for v in $(compgen -e | grep -E '^(TRLAT_|FAKE_)'); do unset "$v"; done
+unset LD_PRELOAD
 BUILD=${BUILD:-build}
 export BUILD
 passed=0 failed=0
