@@ -264,6 +264,23 @@ static struct trlat_pymethoddef getitem_def = {
     "__getitem__", (void *)getitem, TRLAT_METH_O,
     "kernel[grid] -> a launcher that replays memoized launches (trlat TRLAT_FASTPATH)"};
 
+/* kernel[grid] straight to getitem(): setting __getitem__ on the class made
+ * its mp_subscript CPython's generic slot, which looks the name up on the
+ * type and calls the descriptor; the same function is put there directly.
+ * A later assignment of JITFunction.__getitem__ resets the slot (CPython's
+ * update_slot), and subclasses made since inherit it, which getitem()
+ * handles. Only where the slot reads as PyType_GetSlot says it is. */
+static void direct_slot(void)
+{
+    if (!PY(PyType_GetSlot))
+        return;
+    void *generic = PY(PyType_GetSlot)(fpy.jit_cls, 5 /* Py_mp_subscript */);
+    PY(PyErr_Clear)();
+    void **mapping = *(void ***)((char *)fpy.jit_cls + 112); /* PyTypeObject.tp_as_mapping (3.9-3.13, 64-bit) */
+    if (generic && mapping && mapping[1] == generic) /* PyMappingMethods: mp_length, mp_subscript, ... */
+        mapping[1] = (void *)getitem;
+}
+
 void fp_getitem_install(void)
 {
     if (!PY(PyType_FromSpec) || !PY(PyDescr_NewMethod) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) ||
@@ -291,6 +308,8 @@ void fp_getitem_install(void)
         PY(PyErr_Clear)();
         static atomic_flag once;
         trlat_log_once(&once, "fast path: could not install its kernel[grid] launcher; calls take Triton's path to it");
+    } else {
+        direct_slot();
     }
     trlat_py_drop(descr);
 }

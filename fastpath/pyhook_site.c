@@ -48,10 +48,8 @@ static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_
 
 uint64_t trlat_pyhook_caller_site(void)
 {
-    PyObject *f = PY(PyEval_GetFrame)();
-    if (!f)
-        return 0;
-    PY(Py_IncRef)(f);
+    PyObject *f = PY(PyEval_GetFrame)(); /* borrowed: the running frame */
+    PyObject *owned = NULL;               /* the outer frames, new references */
     uint64_t site = 0;
     for (int depth = 0; f && depth < MAX_DEPTH; depth++) {
         PyObject *code = PY(PyFrame_GetCode)(f);
@@ -67,10 +65,11 @@ uint64_t trlat_pyhook_caller_site(void)
         PyObject *back = PY(PyFrame_GetBack)(f);
         if (!back && PY(PyErr_Occurred)())
             PY(PyErr_Clear)(); /* no memory for the frame object: no site */
-        PY(Py_DecRef)(f);
-        f = back;
+        if (owned)
+            PY(Py_DecRef)(owned);
+        f = owned = back;
     }
-    if (f)
-        PY(Py_DecRef)(f);
+    if (owned)
+        PY(Py_DecRef)(owned);
     return site;
 }
