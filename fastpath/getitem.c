@@ -268,8 +268,9 @@ static struct trlat_pymethoddef getitem_def = {
  * its mp_subscript CPython's generic slot, which looks the name up on the
  * type and calls the descriptor; the same function is put there directly.
  * A later assignment of JITFunction.__getitem__ resets the slot (CPython's
- * update_slot), and subclasses made since inherit it, which getitem()
- * handles. Only where the slot reads as PyType_GetSlot says it is. */
+ * update_slot); subclasses get the generic slot (the descriptor is not a
+ * slot wrapper), which finds the same descriptor. Only where the slot reads
+ * as PyType_GetSlot says it is. */
 static void direct_slot(void)
 {
     if (!PY(PyType_GetSlot))
