@@ -482,6 +482,29 @@ def lastcall():
     print("lastcall done")
 
 
+def subclass():
+    # subclasses of JITFunction (made after the fast path installed its C
+    # __getitem__ in JITFunction's slot): Triton's own path, counted as
+    # "class"; one with its own __getitem__ is called through it
+    from triton.runtime.jit import JITFunction
+
+    class Sub(JITFunction):
+        pass
+
+    class Own(JITFunction):
+        def __getitem__(self, grid):
+            print("own getitem", grid)
+            return super().__getitem__(grid)
+
+    x = torch.empty(64)
+    for cls in (Sub, Own):
+        k = cls(add_kernel.fn)
+        for i in range(3):
+            k[(1 + i, )](x, x, x, 64, BLOCK=64)
+    add_kernel[(2, )](x, x, x, 64, BLOCK=64)  # the plain one, after them
+    print("subclass done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

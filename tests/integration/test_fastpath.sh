@@ -141,6 +141,14 @@ for PY in "${pythons[@]}"; do
         "$(( $(total lcon hits) > 100 )):$(reason lcver verify_mismatch):$(total lcver hits):$(total lcgi hits)" \
         "1:0:$(total lcon hits):$(total lcon hits)"
 
+    # subclasses of JITFunction: Triton's path (counted "class"); one with
+    # its own __getitem__ is called through it
+    run suboff 0 subclass 0
+    run subon 1 subclass 0
+    same "py$v JITFunction subclasses" suboff subon
+    expect "py$v JITFunction subclasses: own __getitem__ called, class fallbacks" \
+        "$(grep -c 'own getitem' "$WORK/subon.out"):$(reason subon class)" "3:6"
+
     # a memo smaller than the keys in use: bounded, still right
     run moff 0 memo 20
     run small 1 memo 20 TRLAT_FASTPATH_MEMO=4
