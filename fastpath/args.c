@@ -471,7 +471,8 @@ int fp_call_key(struct fp_call *c)
     memset(c->vals, 0, L->n * sizeof c->vals[0]);
     for (Py_ssize_t i = 0; i < c->npos; i++)
         c->vals[i] = c->pos[i];
-    int opts[FP_MAX_KW], nopts = 0, ui_debug = -1, ui_instr = -1;
+    c->nopts = 0;
+    c->ui_debug = c->ui_instr = -1;
     for (unsigned i = 0; i < c->nkw; i++) {
         int j = fp_layout_kwindex(L, c->kwn[i]);
         if (j >= 0) {
@@ -481,10 +482,10 @@ int fp_call_key(struct fp_call *c)
             continue;
         }
         if (is_name(c->kwn[i], fpy.s_debug))
-            ui_debug = (int)i;
+            c->ui_debug = (int8_t)i;
         else if (is_name(c->kwn[i], fpy.s_instrumentation_mode))
-            ui_instr = (int)i;
-        opts[nopts++] = (int)i;
+            c->ui_instr = (int8_t)i;
+        c->opts[c->nopts++] = (uint8_t)i;
     }
     for (unsigned j = 0; j < L->n; j++)
         if (!c->vals[j]) {
@@ -495,10 +496,15 @@ int fp_call_key(struct fp_call *c)
     if (read_device(c))
         return FP_R_DEVICE + 1;
     fp_phase(FP_PH_DEVICE);
-    c->options = nopts > 0;
-    if (!c->options && fp_last_match(c))
+    if (!c->nopts && fp_last_match(c))
         return 0; /* the same key as the layout's last hit: not built */
+    return fp_call_key_build(c);
+}
 
+int fp_call_key_build(struct fp_call *c)
+{
+    const struct fp_layout *L = c->L;
+    int nopts = c->nopts, ui_debug = c->ui_debug, ui_instr = c->ui_instr;
     struct fp_key *k = &c->key;
     fp_key_reset(k);
     fp_key_u64(k, L->id);
@@ -528,7 +534,7 @@ int fp_call_key(struct fp_call *c)
     }
     PyObject *eff_debug = t ? dbg : fp_knob_debug();
     for (int i = 0; i < nopts; i++) {
-        int o = opts[i];
+        int o = c->opts[i];
         Py_ssize_t n;
         const char *s = PY(PyUnicode_AsUTF8AndSize)(c->kwn[o], &n);
         if (!s) {

@@ -113,8 +113,7 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
          * which takes the usual way below (a miss stores under it) */
         fp_last_forget(L);
         c->shortcut = e = NULL;
-        fp_call_release(c); /* the device is read again */
-        r = fp_call_key(c);
+        r = fp_call_key_build(c);
     }
     if (r) {
         *reason = r - 1;

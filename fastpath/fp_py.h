@@ -128,7 +128,11 @@ struct fp_call {
     unsigned nrefs;
     PyObject *refs[FP_MAX_REFS]; /* objects the key names by address (dtypes): borrowed */
     int modes;                /* a TorchFunctionMode is active: -1 not asked yet (tensor_direct.c) */
-    int options;              /* keyword options given (num_warps=, debug=, ...) */
+    /* keyword options (num_warps=, debug=, ...): indices into kwn/kwv in
+     * call order; where debug= and instrumentation_mode= are, -1 if not */
+    uint8_t opts[FP_MAX_KW];
+    int nopts;
+    int8_t ui_debug, ui_instr;
     struct fp_entry *shortcut; /* the layout's last hit, matched without building the key (lastcall.c) */
     struct fp_argkey ak[FP_MAX_ARGS]; /* what each argument put in the key */
     struct fp_key key;        /* not built when shortcut is set */
@@ -138,8 +142,11 @@ int fp_call_from_dict(struct fp_call *c, PyObject *jitfn, PyObject *args, PyObje
 int fp_call_from_vector(struct fp_call *c, PyObject *jitfn, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames);
 void fp_call_release(struct fp_call *c);
-/* Binds, reads device and stream, builds the key: 0 or a reason + 1. */
+/* Binds, reads device and stream, and takes the layout's last hit or
+ * builds the key: 0 or a reason + 1. */
 int fp_call_key(struct fp_call *c);
+/* The key of a call already bound (its device read): 0 or a reason + 1. */
+int fp_call_key_build(struct fp_call *c);
 /* A tensor's dtype (borrowed), is_cuda and data_ptr() as Triton reads them
  * (torch's structs or its getters); 0, or -1 when they cannot be read. */
 int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);

@@ -40,7 +40,7 @@ void fp_last_save(struct fp_call *c, struct fp_entry *e)
     struct fp_layout *L = c->L;
     struct fp_last *s = &L->last;
     PyObject *jd = L->jdebug;
-    if (c->options || fp_conf.mode != TRLAT_FP_MODE_VALUE || !fpy.watchers || e->kind != FP_E_VALUE || !jd ||
+    if (c->nopts || fp_conf.mode != TRLAT_FP_MODE_VALUE || !fpy.watchers || e->kind != FP_E_VALUE || !jd ||
         (FP_TYPE(jd) != fpy.t_bool && jd != fpy.o_none)) { /* the key's debug word is jdebug's truth */
         fp_last_forget(L);
         return;

@@ -54,24 +54,31 @@ TARGET = {"nop_with_args": 1.3, "nop0": 1.2, "add_lambda": 1.5}
 
 
 # ------------------------------------------------------------------ child side
-def raw_loop(fn, grid, block, shared, stream, params):
-    """run(k) for the raw floor in this process: k launches of the kernel
-    through the driver's own cuLaunchKernelEx (tests/gpu/rawloop.c, given
-    the pointer trlat forwards to), timed in C. None without them."""
+def rawloop_lib():
+    """(tests/gpu/librawloop.so, the driver's own cuLaunchKernelEx: the
+    pointer trlat forwards to), or (None, None) without them."""
     import ctypes
-    so = os.path.join(BUILD, "tests", "gpu", "librawloop.so")
     try:
         real = ctypes.CDLL(None).trlat_api_real_function
-        lib = ctypes.CDLL(so)
+        lib = ctypes.CDLL(os.path.join(BUILD, "tests", "gpu", "librawloop.so"))
     except (OSError, AttributeError):
-        return None
+        return None, None
     real.restype, real.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
     launch_ex = real(b"cuLaunchKernelEx")
+    return (lib, launch_ex) if launch_ex else (None, None)
+
+
+def raw_loop(fn, grid, block, shared, stream, params):
+    """run(k) for the raw floor in this process: k launches of the kernel
+    through the driver's own cuLaunchKernelEx (tests/gpu/rawloop.c), timed
+    in C. None without them."""
+    import ctypes
+    lib, launch_ex = rawloop_lib()
+    if not lib:
+        return None
     f = lib.trlat_bench_raw_loop
     f.restype = ctypes.c_double
     f.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_uint] * 5 + [ctypes.c_void_p] * 2 + [ctypes.c_long]
-    if not launch_ex:
-        return None
 
     def run(k):
         ns = f(launch_ex, fn, grid, 1, 1, block, shared, stream, params, k)
@@ -90,17 +97,11 @@ def py_floor(fn, grid, block, shared, stream, params):
     import ctypes
     if sys.version_info < (3, 12):  # pyfloor.c returns None uncounted (immortal from 3.12)
         return {}
-    try:
-        real = ctypes.CDLL(None).trlat_api_real_function
-        lib = ctypes.CDLL(os.path.join(BUILD, "tests", "gpu", "librawloop.so"))
-        setup = lib.trlat_bench_pyfloor_setup
-    except (OSError, AttributeError):
+    lib, launch_ex = rawloop_lib()
+    if not lib:
         return {}
-    real.restype, real.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    setup = lib.trlat_bench_pyfloor_setup
     setup.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_uint] * 5 + [ctypes.c_void_p] * 2
-    launch_ex = real(b"cuLaunchKernelEx")
-    if not launch_ex:
-        return {}
     has_device = setup(launch_ex, fn, grid, 1, 1, block, shared, stream, params) == 0
 
     class MethodDef(ctypes.Structure):
