@@ -271,12 +271,7 @@ static int store(struct fp_state *st, PyObject *result)
     if (!cap->ok || num_ctas_of(cap, &num_ctas))
         return FP_R_NOMEMO_BLOCK;
     /* the launch was this kernel's: CompiledKernel.function is its handle */
-    PyObject *fn = fp_getattr(result, fpy.s_function);
-    unsigned long long h = fn ? PY(PyLong_AsUnsignedLongLong)(fn) : 0;
-    if (fn)
-        PY(Py_DecRef)(fn);
-    PY(PyErr_Clear)();
-    if (h != (unsigned long long)(uintptr_t)cap->func)
+    if (fp_kernel_function(result) != (uintptr_t)cap->func)
         return FP_R_NOMEMO_BLOCK;
     struct fp_slot slots[FP_MAX_ARGS];
     unsigned nslots;
@@ -320,6 +315,7 @@ static int store(struct fp_state *st, PyObject *result)
     e->nrefs = c->nrefs;
     e->stat = c->L->stat;
     fp_watch_dict(kcache);
+    fp_watch_dict_of(result); /* its function loaded again: fp_entry_current */
     e->checked_epoch = fpy.epoch; /* just found there */
     if (fp_conf.debug)
         trlat_log("fast path: %s: memoized a %s entry (%u parameters, %u slots, key %u bytes)", e->stat->name,

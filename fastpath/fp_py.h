@@ -15,6 +15,7 @@
 struct fp_pyenv {
     int ready;                 /* 1: usable; -1: the fast path is off for this process */
     int watchers;              /* dict/type watchers bump epoch (3.12+) */
+    int attr_events;           /* and see every instance attribute store (3.12 only) */
     int dict_wid, type_wid;
     uint64_t epoch;            /* changes whenever a watched dict or type changes */
     uint64_t next_layout_id;
@@ -210,6 +211,10 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
 /* Triton's cache still maps the entry's key to its kernel (checked once per
  * epoch): 1 yes, 0 no. */
 int fp_entry_current(struct fp_entry *e, struct fp_call *c);
+/* CompiledKernel.function, the CUfunction its launches use (0 if unreadable). */
+uintptr_t fp_kernel_function(PyObject *kernel);
+/* Watches o.__dict__ (a change bumps fpy.epoch). */
+void fp_watch_dict_of(PyObject *o);
 
 /* ---- grid (grid.c) ---- */
 enum { FP_GRID_OK = 0, FP_GRID_NO = 1, FP_GRID_RAISED = 2, FP_GRID_ODD = 3, FP_GRID_VERIFY = 4 };

@@ -229,6 +229,11 @@ int fp_py_init(void)
         if (!fpy.watchers)
             PY(PyErr_Clear)(); /* all watcher ids taken: read the attributes on every call */
     }
+    /* 3.12's specialized attribute stores give up once an object's dict
+     * exists (its watchers see them); 3.13's store into inline values even
+     * then, which a dict watcher does not see */
+    const unsigned long *ver = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
+    fpy.attr_events = fpy.watchers && ver && (*ver >> 16) == 0x030c;
     fpy.epoch = 1;
     fpy.next_layout_id = 1;
     fpy.long_compact = long_layout_known();

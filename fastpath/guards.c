@@ -36,7 +36,7 @@ static void clear_ref(PyObject **p)
     }
 }
 
-static void watch_dict_of(PyObject *o)
+void fp_watch_dict_of(PyObject *o)
 {
     PyObject *d = fp_getattr(o, fpy.s___dict__);
     if (d) {
@@ -56,7 +56,7 @@ static int hook_state(PyObject *rt, PyObject *name, PyObject **calls)
     if (h == fpy.o_none) {
         *calls = NULL;
     } else if (FP_TYPE(h) == fpy.t_hookchain) {
-        watch_dict_of(h);
+        fp_watch_dict_of(h);
         *calls = fp_getattr(h, fpy.s_calls);
         if (!*calls || FP_TYPE(*calls) != fpy.t_list)
             r = FP_R_LAUNCH_HOOKS + 1;
@@ -82,8 +82,8 @@ static int knobs_read(void)
         r = FP_R_KNOBS + 1;
         goto out;
     }
-    watch_dict_of(rt);
-    watch_dict_of(comp);
+    fp_watch_dict_of(rt);
+    fp_watch_dict_of(comp);
     fp_watch_type((PyObject *)FP_TYPE(rt)); /* class-level knob values */
     fp_watch_type((PyObject *)FP_TYPE(comp));
     K.rt_debug = fp_getattr(rt, fpy.s_debug);
@@ -98,10 +98,10 @@ static int knobs_read(void)
     /* driver.active.get_current_device / get_current_stream, as run() calls
      * them (runtime/driver.py; backends/driver.py GPUDriver.__init__ sets
      * torch.cuda.current_device and torch._C._cuda_getCurrentRawStream). */
-    watch_dict_of(fpy.driver_cfg);
+    fp_watch_dict_of(fpy.driver_cfg);
     PyObject *active = fp_getattr(fpy.driver_cfg, fpy.s_active);
     if (active) {
-        watch_dict_of(active);
+        fp_watch_dict_of(active);
         K.get_device = fp_getattr(active, fpy.s_get_current_device);
         K.get_stream = fp_getattr(active, fpy.s_get_current_stream);
         PY(Py_DecRef)(active);
@@ -259,8 +259,8 @@ int fp_guards(struct fp_layout *L, int getitem)
 
 int fp_entry_current(struct fp_entry *e, struct fp_call *c)
 {
-    if (fpy.watchers && e->checked_epoch == fpy.epoch)
-        return 1;
+    if (fpy.watchers && e->checked_epoch == fpy.epoch) /* 3.13: the function is read on every hit */
+        return fpy.attr_events || fp_kernel_function(e->kernel) == (uintptr_t)e->func;
     PyObject *t = PY(PyDict_GetItemWithError)(c->L->dcaches, c->device_obj);
     if (!t || FP_TYPE(t) != fpy.t_tuple || PY(PyTuple_Size)(t) < 1 || PY(PyTuple_GetItem)(t, 0) != e->kcache) {
         PY(PyErr_Clear)();
@@ -271,6 +271,20 @@ int fp_entry_current(struct fp_entry *e, struct fp_call *c)
         PY(PyErr_Clear)();
     if (k != e->kernel)
         return 0;
+    /* the same CompiledKernel, but its function loaded again (two threads'
+     * first calls can both load the module; the last one's stays): Triton
+     * launches that one now (its __dict__ is watched from the capture on) */
+    if (fp_kernel_function(k) != (uintptr_t)e->func)
+        return 0;
     e->checked_epoch = fpy.epoch;
     return 1;
+}
+
+uintptr_t fp_kernel_function(PyObject *kernel)
+{
+    PyObject *fn = fp_getattr(kernel, fpy.s_function);
+    unsigned long long h = fn ? PY(PyLong_AsUnsignedLongLong)(fn) : 0;
+    trlat_py_drop(fn);
+    PY(PyErr_Clear)();
+    return (uintptr_t)h;
 }

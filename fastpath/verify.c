@@ -167,11 +167,7 @@ static int has_attr(const struct fp_entry *e, CUlaunchAttributeID id)
 
 static int check_config(struct fp_entry *e, PyObject *kernel)
 {
-    PyObject *fn = fp_getattr(kernel, fpy.s_function);
-    unsigned long long h = fn ? PY(PyLong_AsUnsignedLongLong)(fn) : 0;
-    trlat_py_drop(fn);
-    PY(PyErr_Clear)();
-    if (h != (unsigned long long)(uintptr_t)e->func)
+    if (fp_kernel_function(kernel) != (uintptr_t)e->func)
         return mismatch(e, "CUfunction");
     PyObject *md = fp_getattr(kernel, fpy.s_metadata);
     long long warps, ctas, shared, coop = 0, pdl = 0, gs = 0, ps = 0;

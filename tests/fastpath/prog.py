@@ -482,6 +482,19 @@ def lastcall():
     print("lastcall done")
 
 
+def reload():
+    # Triton's CompiledKernel given another function of the same kernel (a
+    # module loaded twice: two threads' first calls can race to load it):
+    # Triton launches the new one from then on, and so must a replay
+    x = torch.empty(64)
+    for i in range(N):
+        k = add_kernel[(1, )](x, x, x, 64, BLOCK=64)
+    k._load("add_kernel_reloaded")
+    for i in range(N):
+        add_kernel[(1, )](x, x, x, 64, BLOCK=64)
+    print("reload done")
+
+
 def subclass():
     # subclasses of JITFunction (made after the fast path installed its C
     # __getitem__ in JITFunction's slot): Triton's own path, counted as

@@ -141,6 +141,15 @@ for PY in "${pythons[@]}"; do
         "$(( $(total lcon hits) > 100 )):$(reason lcver verify_mismatch):$(total lcver hits):$(total lcgi hits)" \
         "1:0:$(total lcon hits):$(total lcon hits)"
 
+    # the kernel's function loaded again: replays launch the new one
+    run rloff 0 reload 5
+    run rlon 1 reload 5
+    run rlver verify reload 5
+    same "py$v function loaded again" rloff rlon
+    same "py$v function loaded again, verify" rloff rlver
+    expect "py$v function loaded again: launches of each, hits after, verify agrees" \
+        "$(grep -c 'launch add_kernel_reloaded ' "$WORK/rlon.log"):$(total rlon hits):$(reason rlver verify_mismatch)" "5:8:0"
+
     # subclasses of JITFunction: Triton's path (counted "class"); one with
     # its own __getitem__ is called through it
     run suboff 0 subclass 0

@@ -260,14 +260,21 @@ class CompiledKernel:
         self.name = fn.__name__
         self.metadata = metadata
         self.packed_metadata = (metadata.num_warps, metadata.num_ctas, metadata.shared)
+        sig = [ty for ty in signature.values() if ty != "constexpr"]
+        self._sizes = [8 if ty[0] == "*" else _SIZES[ty] for ty in sig] + [8, 8]
+        self._load(self.name)
+        self.run = CudaLauncher(sig, metadata)
+
+    def _load(self, name):
+        """self.function from a load of the kernel under `name`; tests call it
+        again (another name, to tell the launches apart) as a module loaded
+        twice would leave it, like two threads' first calls racing in
+        CompiledKernel._init_handles."""
         k, f = ctypes.c_void_p(), ctypes.c_void_p()
-        assert _get_kernel(ctypes.byref(k), ctypes.c_void_p(0x3000), self.name.encode()) == 0
+        assert _get_kernel(ctypes.byref(k), ctypes.c_void_p(0x3000), name.encode()) == 0
         assert _kernel_fn(ctypes.byref(f), k) == 0
         self.function = f.value
-        sig = [ty for ty in signature.values() if ty != "constexpr"]
-        sizes = [8 if ty[0] == "*" else _SIZES[ty] for ty in sig] + [8, 8]
-        _set_params(self.function, len(sizes), (ctypes.c_uint * len(sizes))(*sizes))
-        self.run = CudaLauncher(sig, metadata)
+        _set_params(self.function, len(self._sizes), (ctypes.c_uint * len(self._sizes))(*self._sizes))
 
     def launch_metadata(self, grid, stream, *args):
         if knobs.runtime.launch_enter_hook is None:
