@@ -86,8 +86,12 @@ test-build: $(TB)/fake/libcupti_fake.so
 # in a directory of its own: only the stand-in torch loads it, by path
 $(TB)/fake/c10/libc10_cuda.so: tests/fake/fake_c10.c
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libc10_cuda.so -o $@ $<
-test-build: $(TB)/fake/c10/libc10_cuda.so
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libc10_cuda.so -o $@ $< -ldl
+# the same, stripped: no .symtab, so no target-device symbol to find
+$(TB)/fake/c10-stripped/libc10_cuda.so: $(TB)/fake/c10/libc10_cuda.so
+	@mkdir -p $(dir $@)
+	strip --strip-all -o $@ $<
+test-build: $(TB)/fake/c10/libc10_cuda.so $(TB)/fake/c10-stripped/libc10_cuda.so
 $(TB)/gpu/libcupti_min.so: tests/gpu/cupti_min.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I. -I$(CUDA_HOME)/include -fPIC -shared -o $@ $< -ldl -lpthread

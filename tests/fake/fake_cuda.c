@@ -266,9 +266,37 @@ EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, 
     }
 }
 
+/* One current context per device, the one of the device last made current
+ * (fake_cuda_set_context_device: the stand-in torch's set_device does it,
+ * as cudaSetDevice makes the device's primary context current);
+ * FAKE_CUDA_CONTEXT_DEVICE picks the first. */
+static int ctx_device = -1;
+
+static int context_device(void)
+{
+    if (ctx_device < 0) {
+        const char *e = getenv("FAKE_CUDA_CONTEXT_DEVICE");
+        ctx_device = e ? atoi(e) : 0;
+    }
+    return ctx_device;
+}
+
+EXPORT void fake_cuda_set_context_device(int d)
+{
+    ctx_device = d;
+}
+
 EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
 {
-    *ctx = getenv("FAKE_CUDA_NO_CONTEXT") ? NULL : (CUcontext)(uintptr_t)0x2000;
+    *ctx = getenv("FAKE_CUDA_NO_CONTEXT") ? NULL : (CUcontext)(uintptr_t)(0x2000 + 0x100 * context_device());
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetDevice(CUdevice *d)
+{
+    if (getenv("FAKE_CUDA_NO_CONTEXT"))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *d = context_device();
     return CUDA_SUCCESS;
 }
 

@@ -108,11 +108,22 @@ def corpus():
         add_kernel[(2, )](x, y, out, 300, BLOCK=128)
         torch._set_stream(0)
         add_kernel[(2, )](x, y, out, 300, BLOCK=128)
+        # another device with a stream of its own: switched (its context made
+        # current), then deferred (torch's target device; the context stays
+        # device 0's), then back
+        torch._set_stream(0x5678, device=1)
+        for deferred in (False, True):
+            torch._set_device(1, deferred)
+            for i in range(3):
+                add_kernel[(2, )](x, y, out, 300, BLOCK=128)
+            torch._set_device(0)
+            add_kernel[(2, )](x, y, out, 300, BLOCK=128)
         # run() called directly (the hook's path, not kernel[grid])
         add_kernel.run(x, y, out, 77 + rep, grid=(3, ), warmup=False, BLOCK=128)
     print("corpus done")
     if os.environ.get("FAKE_C10_LIB"):
-        print("c10_calls=%d" % torch.c10_calls(), file=sys.stderr)
+        print("c10_calls=%d c10_device_calls=%d" % (torch.c10_calls(), torch.c10_calls("fake_c10_device_calls")),
+              file=sys.stderr)
 
 
 def threads():

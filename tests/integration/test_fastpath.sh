@@ -67,11 +67,28 @@ for PY in "${pythons[@]}"; do
     run c10skew 1 corpus 4 FAKE_C10_LIB=$C10 FAKE_C10_SKEW=1 TRLAT_FASTPATH_DEBUG=1
     same "py$v torch C++ device/stream" c10off c10on
     same "py$v torch C++ answering differently" c10off c10skew
-    c10n() { sed -n 's/^c10_calls=//p' "$WORK/$1.err"; }
+    c10n() { sed -n 's/^c10_calls=\([0-9]*\).*/\1/p' "$WORK/$1.err"; }
+    c10d() { sed -n 's/^c10_calls=.* c10_device_calls=//p' "$WORK/$1.err"; }
     expect "py$v torch C++: said once, read on every later call" \
         "$(grep -c "read through torch's C++ library" "$WORK/c10on.err"):$(c10n c10off):$(( $(c10n c10on) >= $(total c10on hits) ))" "1:0:1"
     expect "py$v torch C++ answering differently: one call, then never" \
         "$(grep -c "disagree with its Python calls" "$WORK/c10skew.err"):$(c10n c10skew):$(total c10skew hits)" "1:1:$(total c10on hits)"
+    # the device without GetDevice (torchcuda.c): the target device from the
+    # stand-in's .symtab, else the current context's device; GetDevice only
+    # on a thread's first read and every 256th (the corpus switches devices,
+    # deferred too, with a stream of its own: a wrong device launches on the
+    # wrong stream). Stripped (no symbol), or a GetDevice answering other
+    # than the context: GetDevice on every read, the launches the same
+    run c10strip 1 corpus 4 FAKE_C10_LIB=$B/tests/fake/c10-stripped/libc10_cuda.so TRLAT_FASTPATH_DEBUG=1
+    run c10rt 1 corpus 4 FAKE_C10_LIB=$C10 FAKE_C10_RUNTIME_DEVICE=1 FAKE_CUDA_CONTEXT_DEVICE=3 TRLAT_FASTPATH_DEBUG=1
+    same "py$v torch C++ device: no target-device symbol" c10off c10strip
+    same "py$v torch C++ device: GetDevice not the context's device" c10off c10rt
+    expect "py$v torch C++ device: GetDevice on the first read and every 256th, not on every hit" \
+        "$(grep -c "the device from its target device and the current context" "$WORK/c10on.err"):$(( $(c10d c10on) >= 1 && $(c10d c10on) * 16 < $(total c10on hits) ))" \
+        "1:1"
+    expect "py$v torch C++ device: stripped, or not the context's: GetDevice on every hit" \
+        "$(grep -c "no c10 target-device symbol" "$WORK/c10strip.err"):$(( $(c10d c10strip) >= $(total c10strip hits) )):$(grep -c "context's device differs from torch's GetDevice" "$WORK/c10rt.err"):$(( $(c10d c10rt) >= $(total c10rt hits) ))" \
+        "1:1:1:1"
 
     # grid functions (gridprog.c): the ones gridcheck.py accepts are not
     # called on hits (prog.py counts calls with sys.setprofile, on stderr),

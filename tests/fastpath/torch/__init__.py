@@ -80,10 +80,12 @@ def _set_stream(s, device=0):
         _c10.fake_c10_set_stream(device, ctypes.c_ulonglong(s))
 
 
-def _set_device(d):
+def _set_device(d, deferred=False):
+    # deferred: as torch.cuda.set_device on a device without a context yet
+    # (torch notes a target device; the current context stays the old one's)
     _state["device"] = d
     if _c10:
-        _c10.fake_c10_set_device(d)
+        _c10.fake_c10_set_device(d, int(deferred))
 
 
 # FAKE_C10_LIB: tests/fake/fake_c10.c, torch's C++ side of the two reads
@@ -91,8 +93,8 @@ def _set_device(d):
 _c10 = ctypes.CDLL(os.environ["FAKE_C10_LIB"]) if os.environ.get("FAKE_C10_LIB") else None
 
 
-def c10_calls():
-    return ctypes.c_ulonglong.in_dll(_c10, "fake_c10_calls").value if _c10 else 0
+def c10_calls(what="fake_c10_calls"):
+    return ctypes.c_ulonglong.in_dll(_c10, what).value if _c10 else 0
 
 
 def current_device():
