@@ -233,6 +233,16 @@ int fp_py_init(void)
      * exists (its watchers see them); 3.13's store into inline values even
      * then, which a dict watcher does not see */
     const unsigned long *ver = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
+    if (fpy.watchers && ver && (*ver >> 8) == 0x030d00) {
+        /* 3.13.0: no store into an object's inline values reaches a watcher
+         * of its __dict__ (CPython gh-125608, fixed in 3.13.1), so a
+         * JITFunction's pre_run_hooks or debug rebound in a loop would go
+         * unseen: everything is read on every call, as without watchers */
+        fpy.watchers = 0;
+        if (fp_conf.debug)
+            trlat_log("fast path: Python 3.13.0's dict watchers miss attribute stores (CPython gh-125608, fixed in "
+                      "3.13.1): the guards read on every call");
+    }
     fpy.attr_events = fpy.watchers && ver && (*ver >> 16) == 0x030c;
     fpy.epoch = 1;
     fpy.next_layout_id = 1;

@@ -156,6 +156,26 @@ def hooks():
     print("pre", seen.count("pre"), "enter", seen.count("enter"))
 
 
+def rebind():
+    # a JITFunction's attributes rebound in a hot loop (specialized stores:
+    # on CPython 3.13.0 a watcher on the object's __dict__ misses them,
+    # CPython gh-125608): the hooks run and the kernel Triton picks follows
+    # the debug flag, call by call, as without the fast path
+    x = torch.empty(64)
+    seen, kernels, picked = [], [], []
+    hook = lambda *a, **k: seen.append("pre")  # noqa: E731
+    for i in range(8 * N):
+        add_kernel.pre_run_hooks = [hook] if i % 4 == 3 else []
+        add_kernel.debug = i % 8 == 7
+        k = add_kernel[(1, )](x, x, x, 64, BLOCK=64)
+        if k not in kernels:
+            kernels.append(k)
+        picked.append(str(kernels.index(k)))
+    add_kernel.pre_run_hooks = []
+    add_kernel.debug = None
+    print("pre", len(seen), "kernels", "".join(picked))
+
+
 def fallbacks():
     global SCALE
     x = torch.empty(64)

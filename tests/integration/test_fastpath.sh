@@ -199,6 +199,13 @@ for PY in "${pythons[@]}"; do
     expect "py$v hooks: called as often" "$(head -1 "$WORK/hon.out")" "pre 20 enter 20"
     expect "py$v hooks: counted by reason" "$(reason hon pre_run_hooks):$(reason hon launch_hooks)" "20:20"
     expect "py$v hooks: hits once they are gone" "$(fpk hon 'k("add_kernel")["fastpath"]["hits"] >= 19')" True
+    # the same attributes rebound in a hot loop (3.13.0's watchers miss such
+    # stores: the fast path reads them on every call there)
+    run rboff 0 rebind 4
+    run rbon 1 rebind 4
+    same "py$v rebound attributes" rboff rbon
+    expect "py$v rebound attributes: hooks run, the debug kernel picked" "$(head -1 "$WORK/rbon.out")" \
+        "pre 8 kernels $(printf '00000001%.0s' 1 2 3 4)"
 
     # what the memo must leave to Triton
     run foff 0 fallbacks 10
