@@ -50,9 +50,11 @@ static struct {
 
 /* Per thread: both paths agreed here once (see the comment above). */
 static _Thread_local int agreed __attribute__((tls_model("initial-exec")));
-/* Per thread: c10's target device, and reads since the last check. */
+/* Per thread: c10's target device, reads since the last check, and tries
+ * at its address (dlinfo: not on every launch of a thread where it fails). */
 static _Thread_local const volatile int8_t *target __attribute__((tls_model("initial-exec")));
 static _Thread_local unsigned reads __attribute__((tls_model("initial-exec")));
+static _Thread_local unsigned char target_tries __attribute__((tls_model("initial-exec")));
 
 static void resolve(void)
 {
@@ -81,8 +83,13 @@ static void resolve(void)
 static int context_device(int8_t *d)
 {
     const volatile int8_t *t = target;
-    if (!t && !(t = target = trlat_tls_var_addr(&T.target)))
-        return -1;
+    if (!t) {
+        if (target_tries >= 8)
+            return -1;
+        target_tries++;
+        if (!(t = target = trlat_tls_var_addr(&T.target)))
+            return -1; /* no TLS block on this thread yet: GetDevice, called instead, makes it */
+    }
     if (*t >= 0) {
         *d = *t;
         return 0;
