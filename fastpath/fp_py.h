@@ -15,7 +15,6 @@
 struct fp_pyenv {
     int ready;                 /* 1: usable; -1: the fast path is off for this process */
     int watchers;              /* dict/type watchers bump epoch (3.12+) */
-    int attr_events;           /* and see every instance attribute store (3.12 only) */
     int dict_wid, type_wid;
     uint64_t epoch;            /* changes whenever a watched dict or type changes */
     uint64_t next_layout_id;

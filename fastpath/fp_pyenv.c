@@ -99,12 +99,11 @@ static int intern_all(void)
     return 1;
 }
 
-/* fp_small_int's layout: CPython 3.12 or 3.13 (Py_Version), and its
+/* fp_small_int's layout: CPython 3.12 or 3.13 (ver: Py_Version), and its
  * answers the C API's for a few values. */
-static int long_layout_known(void)
+static int long_layout_known(unsigned long ver)
 {
-    const unsigned long *ver = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
-    if (!ver || (*ver >> 16) < 0x030c || (*ver >> 16) > 0x030d)
+    if ((ver >> 16) < 0x030c || (ver >> 16) > 0x030d)
         return 0;
     static const long probe[] = {0, 1, -1, 7, -1000, (1L << 30) - 1, -((1L << 30) - 1)};
     fpy.long_compact = 1;
@@ -229,11 +228,9 @@ int fp_py_init(void)
         if (!fpy.watchers)
             PY(PyErr_Clear)(); /* all watcher ids taken: read the attributes on every call */
     }
-    /* 3.12's specialized attribute stores give up once an object's dict
-     * exists (its watchers see them); 3.13's store into inline values even
-     * then, which a dict watcher does not see */
-    const unsigned long *ver = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
-    if (fpy.watchers && ver && (*ver >> 8) == 0x030d00) {
+    const unsigned long *pv = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
+    unsigned long ver = pv ? *pv : 0;
+    if (fpy.watchers && (ver >> 8) == 0x030d00) {
         /* 3.13.0: no store into an object's inline values reaches a watcher
          * of its __dict__ (CPython gh-125608, fixed in 3.13.1), so a
          * JITFunction's pre_run_hooks or debug rebound in a loop would go
@@ -243,10 +240,9 @@ int fp_py_init(void)
             trlat_log("fast path: Python 3.13.0's dict watchers miss attribute stores (CPython gh-125608, fixed in "
                       "3.13.1): the guards read on every call");
     }
-    fpy.attr_events = fpy.watchers && ver && (*ver >> 16) == 0x030c;
     fpy.epoch = 1;
     fpy.next_layout_id = 1;
-    fpy.long_compact = long_layout_known();
+    fpy.long_compact = long_layout_known(ver);
     /* What the guards read through these objects' dicts. */
     PyObject *d = fp_getattr(fpy.knobs_mod, fpy.s___dict__);
     fp_watch_dict(d);

@@ -259,8 +259,8 @@ int fp_guards(struct fp_layout *L, int getitem)
 
 int fp_entry_current(struct fp_entry *e, struct fp_call *c)
 {
-    if (fpy.watchers && e->checked_epoch == fpy.epoch) /* 3.13: the function is read on every hit */
-        return fpy.attr_events || fp_kernel_function(e->kernel) == (uintptr_t)e->func;
+    if (fpy.watchers && e->checked_epoch == fpy.epoch)
+        return 1;
     PyObject *t = PY(PyDict_GetItemWithError)(c->L->dcaches, c->device_obj);
     if (!t || FP_TYPE(t) != fpy.t_tuple || PY(PyTuple_Size)(t) < 1 || PY(PyTuple_GetItem)(t, 0) != e->kcache) {
         PY(PyErr_Clear)();

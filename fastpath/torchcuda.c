@@ -108,11 +108,12 @@ static int c10_read(int *device, uint64_t *stream)
         resolve();
     if (T.state < 0)
         return -1;
-    int8_t d, g;
-    if (T.ctx_state <= 0 || context_device(&d) != 0 || (++reads & 255) == 0) {
+    int8_t d = -1, g;
+    int composed = T.ctx_state > 0 && context_device(&d) == 0;
+    if (!composed || (++reads & 255) == 0) {
         if (T.get_device(&g) != 0 || g < 0)
             return -1;
-        if (T.ctx_state > 0 && context_device(&d) == 0 && d != g) {
+        if (composed && d != g) {
             T.ctx_state = -1;
             if (fp_conf.debug)
                 trlat_log("fast path: the current context's device differs from torch's GetDevice; using GetDevice");
