@@ -104,7 +104,7 @@ void fp_call_release(struct fp_call *c)
 /* An exact int as Triton's specialization sees it: its bits and whether it
  * needs uint64 (past int64); -1 where Python cannot convert it (Triton
  * raises OverflowError). */
-static int read_int(PyObject *v, uint64_t *bits, int *is_u64)
+int fp_read_int(PyObject *v, uint64_t *bits, int *is_u64)
 {
     int ovf = 0;
     long long x;
@@ -133,7 +133,7 @@ static int key_value(struct fp_key *k, PyObject *v)
     } else if (t == fpy.t_long) {
         uint64_t bits;
         int is_u64;
-        if (read_int(v, &bits, &is_u64))
+        if (fp_read_int(v, &bits, &is_u64))
             return -1;
         fp_key_u64(k, is_u64 ? FP_T_UINT : FP_T_INT);
         fp_key_u64(k, bits);
@@ -203,6 +203,8 @@ static struct tgetters {
     void *dtype_c, *is_cuda_c;
     PyObject *data_ptr;       /* the method descriptor (held), NULL: call it the usual way */
     fp_noargs data_ptr_fn;
+    int attrs_words;          /* the type keeps instance attributes where fp_no_instance_attrs reads */
+    unsigned reads;           /* every 256th read also asks _PyObject_GetMethod */
 } tg[2]; /* torch.Tensor, nn.Parameter */
 
 /* The descriptor named name found on type's MRO, of Python type dtype and
@@ -256,12 +258,16 @@ static struct tgetters *getters(void *type)
     if (g->data_ptr)
         PY(Py_DecRef)(g->data_ptr);
     g->data_ptr = NULL;
+    g->attrs_words = 0;
     PyObject *d = g->ok && fpy.t_methdescr && PY(_PyObject_GetMethod) ? descr_of(type, fpy.s_data_ptr, fpy.t_methdescr)
                                                                      : NULL;
     const struct trlat_pymethoddef *md = d ? ((const struct fp_descr *)d)->d_def : NULL;
     if (md && md->ml_meth && md->ml_flags == TRLAT_METH_NOARGS) {
         g->data_ptr = d;
         g->data_ptr_fn = (fp_noargs)md->ml_meth;
+        unsigned long fl = fpy.idict ? PY(PyType_GetFlags)((PyObject *)type) : 0;
+        g->attrs_words = (fl & (1UL << 4)) /* Py_TPFLAGS_MANAGED_DICT */ &&
+                         !(fpy.inline_values_flag && (fl & (1UL << 2))) /* Py_TPFLAGS_INLINE_VALUES */;
     } else if (d) {
         PY(Py_DecRef)(d);
     }
@@ -273,16 +279,24 @@ static struct tgetters *getters(void *type)
  * (whose answers that reader learns from). */
 int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
-    const struct tgetters *g = getters(FP_TYPE(v));
+    struct tgetters *g = getters(FP_TYPE(v));
     PyObject *m = NULL;
     int unbound = 0, plain = 0;
     if (g && g->data_ptr) {
-        unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
-        if (!m)
-            goto fail;
-        plain = unbound == 1 && m == g->data_ptr; /* not shadowed by the instance: TensorBase.data_ptr(v) */
+        /* v.data_ptr is TensorBase.data_ptr unless the instance shadows it */
+        int none = g->attrs_words && fpy.idict && fp_no_instance_attrs(v);
+        if (none && (g->reads++ & 255)) {
+            plain = 1;
+        } else {
+            unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
+            if (!m)
+                goto fail;
+            plain = unbound == 1 && m == g->data_ptr;
+            if (none && !plain)
+                fpy.idict = 0; /* the words said no attributes, CPython found one: ask it from now on */
+        }
         if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0) {
-            PY(Py_DecRef)(m);
+            trlat_py_drop(m);
             return 0;
         }
     }
@@ -337,7 +351,7 @@ int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *
 {
     uint64_t bits;
     int is_u64, div16;
-    if (read_int(v, &bits, &is_u64))
+    if (fp_read_int(v, &bits, &is_u64))
         return -1;
     *spec = (uint8_t)fp_int_spec(is_u64, bits, !P->dns, !P->dnsa, &div16);
     *d16 = (uint8_t)div16;
@@ -468,9 +482,10 @@ int fp_call_key(struct fp_call *c)
     struct fp_layout *L = c->L;
     if ((size_t)c->npos > L->n)
         return FP_R_BINDING + 1; /* the binder raises TypeError */
-    memset(c->vals, 0, L->n * sizeof c->vals[0]);
-    for (Py_ssize_t i = 0; i < c->npos; i++)
-        c->vals[i] = c->pos[i];
+    size_t np = (size_t)c->npos;
+    if (np) /* pos may be NULL when empty */
+        memcpy(c->vals, c->pos, np * sizeof c->vals[0]);
+    memset(c->vals + np, 0, (L->n - np) * sizeof c->vals[0]);
     c->nopts = 0;
     c->ui_debug = c->ui_instr = -1;
     for (unsigned i = 0; i < c->nkw; i++) {
@@ -487,7 +502,7 @@ int fp_call_key(struct fp_call *c)
             c->ui_instr = (int8_t)i;
         c->opts[c->nopts++] = (uint8_t)i;
     }
-    for (unsigned j = 0; j < L->n; j++)
+    for (unsigned j = (unsigned)np; j < L->n; j++) /* positional ones are never NULL */
         if (!c->vals[j]) {
             if (!L->p[j].dflt)
                 return FP_R_BINDING + 1; /* missing argument: TypeError */

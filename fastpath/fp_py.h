@@ -33,6 +33,8 @@ struct fp_pyenv {
     PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
     int torch_layout_known;    /* torch 2.11: tensor_direct.c knows its structs */
     int long_compact;          /* CPython 3.12/3.13 ints: fp_small_int reads them */
+    int idict;                 /* fp_no_instance_attrs' words: 0 unknown, 1: word -3, 2: words -3 and -4 */
+    int inline_values_flag;    /* 3.13: Py_TPFLAGS_INLINE_VALUES puts attributes after the object */
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
         *s_is_const, *s_dns, *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks,
@@ -69,13 +71,16 @@ struct fp_argkey {
     uint8_t tag;     /* FP_T_* of its key word (0: a constexpr or annotated value, keyed exactly) */
     uint8_t spec, flags; /* ints: FP_S_* and div16; tensors: is_cuda | div16 << 1 */
 };
+#define FP_LAST_N 4 /* hits kept per layout for the shortcut (lastcall.c) */
 struct fp_last {
     struct fp_entry *e; /* NULL: none */
     uint64_t gen, epoch; /* fp_memo.gen and fpy.epoch when saved */
     long device;
     unsigned nwant;
-    struct fp_want want[FP_MAX_ARGS];
-    struct fp_argkey a[FP_MAX_ARGS];
+    uint32_t used;       /* the layout's last_tick when last taken or saved */
+    uint32_t saves;      /* bumped by each save into this slot */
+    struct fp_want *want;  /* L->n of each, in the layout's last_mem */
+    struct fp_argkey *a;
 };
 struct fp_layout {
     PyObject *jitfn;          /* held: the table never drops a function */
@@ -98,7 +103,13 @@ struct fp_layout {
     /* miss backoff (fastpath.c): keyed calls that missed in a row, calls
      * still to pass to Triton unkeyed, the next window's length */
     uint32_t miss_run, skip, window;
-    struct fp_last last; /* the last hit keyed in full (lastcall.c) */
+    /* the last hits keyed in full (lastcall.c): a loop alternating a few
+     * calls of one kernel (a constexpr block size, an int crossing a
+     * multiple of 16) takes each without building the key */
+    struct fp_last last[FP_LAST_N];
+    void *last_mem;           /* the slots' arrays; NULL: no slots */
+    uint32_t last_tick;
+    uint8_t last_mru;         /* the slot taken or saved last: tried first */
 };
 /* The layout of jitfn (made on first sight); NULL when the table is full. */
 struct fp_layout *fp_layout_get(PyObject *jitfn);
@@ -133,7 +144,11 @@ struct fp_call {
     uint8_t opts[FP_MAX_KW];
     int nopts;
     int8_t ui_debug, ui_instr;
-    struct fp_entry *shortcut; /* the layout's last hit, matched without building the key (lastcall.c) */
+    struct fp_entry *shortcut; /* a last hit of the layout, matched without building the key (lastcall.c) */
+    /* lastcall.c: tensor arguments read once across the slots tried (bit j: argument j) */
+    uint64_t tread, tbad, tcuda;
+    PyObject *tdtype[FP_MAX_ARGS];
+    uint64_t tptr[FP_MAX_ARGS];
     struct fp_argkey ak[FP_MAX_ARGS]; /* what each argument put in the key */
     struct fp_key key;        /* not built when shortcut is set */
 };
@@ -150,6 +165,8 @@ int fp_call_key_build(struct fp_call *c);
 /* A tensor's dtype (borrowed), is_cuda and data_ptr() as Triton reads them
  * (torch's structs or its getters); 0, or -1 when they cannot be read. */
 int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
+/* An exact int's bits, and whether past int64 (args.c). */
+int fp_read_int(PyObject *v, uint64_t *bits, int *is_u64);
 /* An int argument of a specialized parameter as key_param keys it: its
  * class (FP_S_*), div16 and packed value; -1 when Python cannot convert it. */
 int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *d16, uint64_t *val);
@@ -160,12 +177,14 @@ static inline int fp_is_tensor(PyObject *v)
 }
 
 /* ---- the layout's last hit (lastcall.c) ---- */
-/* After binding and the device: 1 when the call keys exactly as the
- * layout's last hit did (c->shortcut, c->want set), else 0. */
+/* After binding and the device: 1 when the call keys exactly as one of
+ * the layout's last hits did (c->shortcut, c->want set), else 0. */
 int fp_last_match(struct fp_call *c);
 /* Keeps what c keyed (a hit on e, keyed in full) for the next call. */
 void fp_last_save(struct fp_call *c, struct fp_entry *e);
 void fp_last_forget(struct fp_layout *L);
+/* The slots of a layout just read (its n known); none when out of memory. */
+void fp_last_init(struct fp_layout *L);
 
 /* A new dict {name: value} of the bound arguments (what a callable grid gets). */
 PyObject *fp_call_bound_dict(const struct fp_call *c);
@@ -189,6 +208,18 @@ void fp_torch_device_stream_check(int torch_fns, int device, uint64_t stream);
 /* An exact int of |value| < 2**30 read from the object (CPython 3.12 and
  * 3.13: a tag word, then 30-bit digits): 1 and its value, else 0 (use the
  * C API). What PyLong_AsLongLongAndOverflow returns for it, minus the call. */
+/* 1 when v, of a type with Py_TPFLAGS_MANAGED_DICT (and, on 3.13, not
+ * Py_TPFLAGS_INLINE_VALUES), has no instance attributes: neither a dict
+ * nor inline values in the words before its header where CPython keeps
+ * them (3.11: dict at -3, values at -4; 3.12: either at -3, the values
+ * tagged; 3.13: the dict at -3). What _PyObject_GetMethod looks at before
+ * it takes the type's attribute; the words are checked against a probe
+ * object's __dict__ when the memo starts (fp_pyenv.c). */
+static inline int fp_no_instance_attrs(PyObject *v)
+{
+    const void *const *w = (const void *const *)v;
+    return fpy.idict == 1 ? !w[-3] : fpy.idict == 2 ? !w[-3] && !w[-4] : 0;
+}
 static inline int fp_small_int(PyObject *v, long long *x)
 {
     if (!fpy.long_compact)

@@ -124,6 +124,43 @@ static int long_layout_known(unsigned long ver)
     return ok;
 }
 
+/* Where an object of a heap class with a managed dict keeps its dict
+ * (fp_no_instance_attrs): by version, checked on a probe object of a new
+ * class, whose __dict__ once made must be the word at -3 (and, on 3.11,
+ * the values word at -4 cleared). 0: unknown, read attributes the usual
+ * way. */
+static int managed_dict_words(unsigned long ver)
+{
+    unsigned v = (unsigned)(ver >> 16);
+    int words = v == 0x030b ? 2 : v == 0x030c || v == 0x030d ? 1 : 0;
+    fpy.inline_values_flag = v == 0x030d;
+    if (!words || !PY(PyType_GetFlags))
+        return 0;
+    PyObject *parts[3] = {PY(PyUnicode_FromString)("trlat_probe"), PY(PyTuple_New)(0), PY(PyDict_New)()};
+    PyObject *args = parts[0] && parts[1] && parts[2] ? PY(PyTuple_New)(3) : NULL; /* ("trlat_probe", (), {}) */
+    for (int i = 0; i < 3; i++) {
+        if (args)
+            PY(PyTuple_SetItem)(args, i, parts[i]); /* steals; a new tuple's slot takes it */
+        else
+            trlat_py_drop(parts[i]);
+    }
+    PyObject *cls = args ? PY(PyObject_CallObject)((PyObject *)FP_TYPE(fpy.t_long), args) : NULL; /* type(...) */
+    PyObject *o = cls ? PY(PyObject_CallObject)(cls, NULL) : NULL;
+    int ok = 0;
+    if (o && (PY(PyType_GetFlags)(cls) & (1UL << 4)) /* Py_TPFLAGS_MANAGED_DICT */) {
+        PyObject *d = fp_getattr(o, fpy.s___dict__);
+        const void *const *w = (const void *const *)o;
+        ok = d && FP_TYPE(d) == fpy.t_dict && w[-3] == (void *)d && (words == 1 || !w[-4]);
+        trlat_py_drop(d);
+    }
+    trlat_py_drop(o);
+    trlat_py_drop(cls);
+    trlat_py_drop(args);
+    if (PY(PyErr_Occurred)())
+        PY(PyErr_Clear)();
+    return ok ? words : 0;
+}
+
 /* Free-threaded builds (3.13t) have no GIL to serialize the memo. */
 static int gil_enabled(void)
 {
@@ -243,6 +280,7 @@ int fp_py_init(void)
     fpy.epoch = 1;
     fpy.next_layout_id = 1;
     fpy.long_compact = long_layout_known(ver);
+    fpy.idict = managed_dict_words(ver);
     /* What the guards read through these objects' dicts. */
     PyObject *d = fp_getattr(fpy.knobs_mod, fpy.s___dict__);
     fp_watch_dict(d);

@@ -122,6 +122,8 @@ static struct fp_layout *make(PyObject *jitfn)
     }
     L->params_obj = fp_getattr(jitfn, fpy.s_params);
     L->bad = read_params(L);
+    if (!L->bad)
+        fp_last_init(L);
     PyObject *d = fp_getattr(jitfn, fpy.s___dict__);
     fp_watch_dict(d);
     if (d)

@@ -510,6 +510,20 @@ def lastcall():
         add_kernel[(1, )](x, y, out, 64, BLOCK=128)
         dns_kernel[(1, )](x, 16 + rep, 33)  # do_not_specialize: any int of a class
         dns_kernel[(1, )](x, 1, 32 + 16 * rep)
+        # several recent hits per kernel (FP_LAST_N slots): keys alternating,
+        # an int in and out of div 16, more keys than slots in turn
+        for blk in (64, 128, 64, 128, 64):
+            add_kernel[(1, )](x, y, out, 64, BLOCK=blk)
+        for n in (63, 64, 65, 80, 81, 96, 97, 2**31 + 16, 99):
+            add_kernel[(1, )](x, y, out, n, BLOCK=64)
+        for k in (0, 1, 2, 3, 4, 5, 0, 1, 5, 4, 0):
+            add_kernel[(1, )](x, y, out, 64, BLOCK=16 << k)
+        x._ptr += 4  # a tensor that matches no slot, read once for all of them
+        add_kernel[(1, )](x, y, out, 64, BLOCK=64)
+        x._ptr -= 4
+        for v in ("512", "512", "1024", "512"):  # constexpr and annotated: new int objects, equal or not
+            add_kernel[(1, )](x, y, out, 64, BLOCK=int(v))
+            scalars_kernel[(1, )](x, 0.5, True, None, 5, int(v), BLOCK=8)
     print("lastcall done")
 
 

@@ -39,12 +39,17 @@ def main():
     i = torch.zeros(64, dtype=torch.int32)
     p = torch.nn.Parameter(torch.zeros(64))
     s = torch.zeros(64)
+    t = torch.zeros(64)
+    t.tag = "other"  # an instance attribute, not data_ptr
+    q = torch.nn.Parameter(torch.zeros(64))
     for r in range(N):
         if r == 3:
             s.data_ptr = x.data_ptr  # an instance attribute shadows TensorBase.data_ptr (for Triton too)
+            q.data_ptr = h.data_ptr
         elif r == 6:
             del s.data_ptr
         add_kernel[(1, )](s, x, x, 64, BLOCK=64)
+        add_kernel[(1, )](t, q, x, 64, BLOCK=64)
         for a, b in ((x, x), (h, x), (i, h), (p, x), (x[1:], x), (x[4:], p), (x.as_subclass(Sub), x)):
             add_kernel[lambda m: (triton.cdiv(a.numel(), m["BLOCK"]), )](a, b, x, 64 + r, BLOCK=64)
         if r == N // 2:
