@@ -205,9 +205,6 @@ int fp_device_fns_are_torch(void);
  * second call); 0 when read, -1: make the Python calls. */
 int fp_torch_device_stream(int torch_fns, int *device, uint64_t *stream);
 void fp_torch_device_stream_check(int torch_fns, int device, uint64_t stream);
-/* An exact int of |value| < 2**30 read from the object (CPython 3.12 and
- * 3.13: a tag word, then 30-bit digits): 1 and its value, else 0 (use the
- * C API). What PyLong_AsLongLongAndOverflow returns for it, minus the call. */
 /* 1 when v, of a type with Py_TPFLAGS_MANAGED_DICT (and, on 3.13, not
  * Py_TPFLAGS_INLINE_VALUES), has no instance attributes: neither a dict
  * nor inline values in the words before its header where CPython keeps
@@ -220,6 +217,9 @@ static inline int fp_no_instance_attrs(PyObject *v)
     const void *const *w = (const void *const *)v;
     return fpy.idict == 1 ? !w[-3] : fpy.idict == 2 ? !w[-3] && !w[-4] : 0;
 }
+/* An exact int of |value| < 2**30 read from the object (CPython 3.12 and
+ * 3.13: a tag word, then 30-bit digits): 1 and its value, else 0 (use the
+ * C API). What PyLong_AsLongLongAndOverflow returns for it, minus the call. */
 static inline int fp_small_int(PyObject *v, long long *x)
 {
     if (!fpy.long_compact)

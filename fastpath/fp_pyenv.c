@@ -281,6 +281,11 @@ int fp_py_init(void)
     fpy.next_layout_id = 1;
     fpy.long_compact = long_layout_known(ver);
     fpy.idict = managed_dict_words(ver);
+    if (fp_conf.debug)
+        trlat_log("fast path: a tensor's own attributes (a data_ptr shadowing torch's) are %s",
+                  fpy.idict == 2   ? "looked for in the words at -3 and -4 of the object (CPython 3.11)"
+                  : fpy.idict == 1 ? "looked for in the word at -3 of the object"
+                                   : "looked up by _PyObject_GetMethod");
     /* What the guards read through these objects' dicts. */
     PyObject *d = fp_getattr(fpy.knobs_mod, fpy.s___dict__);
     fp_watch_dict(d);

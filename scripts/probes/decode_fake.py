@@ -2,16 +2,10 @@
 # kernels) on the stand-in Triton with torch CPU tensors and the fake driver:
 # best us per step of ROUNDS rounds over STEPS lengths (scripts/probes/callgrind_hits.sh).
 #   python decode_fake.py STEPS [ROUNDS]
-import os, sys, time
-HERE = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fastpath"))
-sys.path = [d for d in sys.path if os.path.abspath(d or ".") != HERE]
-import torch
-torch._C._cuda_getDevice = int
-torch.cuda.current_device = torch._C._cuda_getDevice
-torch._C._cuda_getCurrentRawStream = abs
-sys.path.insert(0, HERE)
-import triton
-import triton.language as tl
+import sys
+import time
+
+from standin import torch, triton, tl
 
 @triton.jit
 def rms_kernel(x_ptr, w_ptr, y_ptr, n, eps, BLOCK: tl.constexpr):

@@ -1,15 +1,9 @@
 # A probe: 0-argument nop hits on the stand-in Triton (tests/fastpath), torch imported,
 # and the fake driver, ns per call (scripts/probes/callgrind_hits.sh).
-import os, sys, time
-HERE = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fastpath"))
-sys.path = [d for d in sys.path if os.path.abspath(d or ".") != HERE]
-import torch
-torch._C._cuda_getDevice = int
-torch.cuda.current_device = torch._C._cuda_getDevice
-torch._C._cuda_getCurrentRawStream = abs
-sys.path.insert(0, HERE)
-import triton
-import triton.language as tl
+import sys
+import time
+
+from standin import triton  # torch imported there
 
 @triton.jit
 def nop_kernel():

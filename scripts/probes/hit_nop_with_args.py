@@ -1,15 +1,9 @@
-# A probe: nop_with_args hits on the stand-in Triton (tests/fastpath) with torch CPU tensors
+# A probe: nop_with_args hits on the stand-in Triton (scripts/probes/standin.py) with torch CPU tensors
 # and the fake driver, ns per call (scripts/probes/fake_phases.sh).
-import os, sys, time
-HERE = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fastpath"))
-sys.path = [d for d in sys.path if os.path.abspath(d or ".") != HERE]
-import torch
-torch._C._cuda_getDevice = int
-torch.cuda.current_device = torch._C._cuda_getDevice
-torch._C._cuda_getCurrentRawStream = abs
-sys.path.insert(0, HERE)
-import triton
-import triton.language as tl
+import sys
+import time
+
+from standin import torch, triton, tl
 
 @triton.jit
 def nop_with_args_kernel(t1, t2, t3, t4, t5, i1, i2, i3, i4, i5, i6, i7, i8, i9, c1: tl.constexpr, c2: tl.constexpr, c3: tl.constexpr, c4: tl.constexpr, c5: tl.constexpr):

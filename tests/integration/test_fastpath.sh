@@ -66,6 +66,10 @@ for PY in "${pythons[@]}"; do
     run c10on 1 corpus 4 FAKE_C10_LIB=$C10 TRLAT_FASTPATH_DEBUG=1
     run c10skew 1 corpus 4 FAKE_C10_LIB=$C10 FAKE_C10_SKEW=1 TRLAT_FASTPATH_DEBUG=1
     same "py$v torch C++ device/stream" c10off c10on
+    # where a tensor's own attributes are looked for (fastpath/fp_pyenv.c):
+    # the probe object's __dict__ found where this CPython keeps it
+    case $v in 3.11) words="the words at -3 and -4" ;; 3.12 | 3.13) words="the word at -3" ;; *) words="_PyObject_GetMethod" ;; esac
+    expect "py$v instance attributes: the probe found $words" "$(grep -c "attributes (a data_ptr shadowing torch's) are .*$words" "$WORK/c10on.err")" 1
     same "py$v torch C++ answering differently" c10off c10skew
     c10n() { sed -n 's/^c10_calls=\([0-9]*\).*/\1/p' "$WORK/$1.err"; }
     c10d() { sed -n 's/^c10_calls=.* c10_device_calls=//p' "$WORK/$1.err"; }
