@@ -527,6 +527,17 @@ def lastcall():
     print("lastcall done")
 
 
+def alternate():
+    # two block sizes in turn and an int in and out of div 16: after the
+    # first hit of each of the three keys, every hit takes one of the
+    # kernel's last hits (FP_LAST_N slots); one slot would key them all
+    x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
+    for i in range(N):
+        add_kernel[(1, )](x, y, out, 64 + i % 2, BLOCK=64)
+        add_kernel[(1, )](x, y, out, 64, BLOCK=128)
+    print("alternate done")
+
+
 def reload():
     # Triton's CompiledKernel given another function of the same kernel (a
     # module loaded twice: two threads' first calls can race to load it):

@@ -162,6 +162,18 @@ for PY in "${pythons[@]}"; do
         "$(( $(total lcon hits) > 100 )):$(reason lcver verify_mismatch):$(total lcver hits):$(total lcgi hits)" \
         "1:0:$(total lcon hits):$(total lcon hits)"
 
+    # keys in turn, each served by one of the kernel's last hits
+    run altoff 0 alternate 500
+    run alton 1 alternate 500 TRLAT_FASTPATH_DEBUG=1
+    same "py$v keys in turn" altoff alton
+    alt=$(sed -n "s/.*fast path: \([0-9]*\) of \([0-9]*\) memo hits took.*/\1 \2/p" "$WORK/alton.err")
+    if "$PY" -c 'import sys; sys.exit(not (sys.version_info >= (3, 13, 1) or sys.version_info[:2] == (3, 12)))'; then
+        expect "py$v keys in turn: all but the first hit of each key take a last hit's entry" \
+            "$(echo "$alt" | awk '{ print ($2 >= 990 && $1 >= $2 - 6) ? "yes" : $0 }')" yes
+    else # no dict watchers (3.11), or none trusted (3.13.0): every call keyed in full
+        expect "py$v keys in turn: no watchers, every hit keyed" "$(echo "$alt" | awk '{ print ($2 >= 990 && $1 == 0) ? "yes" : $0 }')" yes
+    fi
+
     # the kernel's function loaded again: replays launch the new one
     run rloff 0 reload 5
     run rlon 1 reload 5
