@@ -162,10 +162,12 @@ static int tensor(struct fp_call *c, unsigned j, PyObject **dtype, int *cuda, ui
         else if (cu)
             c->tcuda |= bit;
     }
+    if (c->tbad & bit)
+        return -1;
     *dtype = c->tdtype[j];
     *cuda = (c->tcuda & bit) != 0;
     *ptr = c->tptr[j];
-    return (c->tbad & bit) ? -1 : 0;
+    return 0;
 }
 
 static int match(struct fp_call *c, struct fp_last *s)
