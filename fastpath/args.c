@@ -284,7 +284,7 @@ int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, 
     int unbound = 0, plain = 0;
     if (g && g->data_ptr) {
         /* v.data_ptr is TensorBase.data_ptr unless the instance shadows it */
-        int none = g->attrs_words && fpy.idict && fp_no_instance_attrs(v);
+        int none = g->attrs_words && fp_no_instance_attrs(v); /* 0 once fpy.idict is */
         if (none && (g->reads++ & 255)) {
             plain = 1;
         } else {

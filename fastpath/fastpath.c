@@ -83,15 +83,17 @@ static int missed(struct fp_layout *L)
     return FP_MISS;
 }
 
-/* TRLAT_FASTPATH_DEBUG: memo hits found through a last hit's entry (no
- * key built, lastcall.c) and by the key, said at exit. */
-static uint64_t found_last, found_keyed;
+/* TRLAT_FASTPATH_DEBUG: memo hits found by the key; the rest of the hits
+ * took a last hit's entry (lastcall.c), said at exit. Counted off the
+ * shortcut's path. */
+static uint64_t found_keyed;
 
 static void say_found(void)
 {
-    if (found_last + found_keyed)
-        trlat_log("fast path: %llu of %llu memo hits took one of their kernel's last %d hits' entries (no key built)",
-                  (unsigned long long)found_last, (unsigned long long)(found_last + found_keyed), FP_LAST_N);
+    uint64_t hits = fp_stats_hits(), last = hits > found_keyed ? hits - found_keyed : 0;
+    if (hits)
+        trlat_log("fast path: %llu of %llu hits took one of their kernel's last %d hits' entries (no key built)",
+                  (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
 }
 
 int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
@@ -118,11 +120,8 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
     struct fp_entry *e = r ? NULL : c->shortcut;
     if (e) {
         e->ref = 1; /* as fp_memo_find marks a hit */
-        if (e->kind == FP_E_VALUE && fp_entry_current(e, c)) {
-            if (fp_conf.debug)
-                found_last++;
+        if (e->kind == FP_E_VALUE && fp_entry_current(e, c))
             goto hit;
-        }
         /* blocked by verify since, or Triton's cache changed: the full key,
          * which takes the usual way below (a miss stores under it) */
         fp_last_forget(L);
@@ -462,7 +461,7 @@ static void after_fork_child(void)
     fp_capture_after_fork();
     fp_prekey_tls = NULL;
     fp_stats_reset();
-    found_last = found_keyed = 0;
+    found_keyed = 0;
 }
 
 static const struct trlat_module module = {.name = "fastpath", .start = start, .after_fork_child = after_fork_child};

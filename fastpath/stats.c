@@ -48,6 +48,16 @@ void fp_stats_reset(void)
     memset(other.reasons, 0, sizeof other.reasons);
 }
 
+uint64_t fp_stats_hits(void)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t n = TRLAT_RD(other.hits);
+    for (unsigned i = 0; i < nstats; i++)
+        n += TRLAT_RD(stats[i]->hits);
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
 static void add(struct trlat_kstats *k, const struct fp_stat *s)
 {
     k->has_fastpath = 1;

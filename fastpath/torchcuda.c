@@ -44,8 +44,7 @@ static struct {
     void *(*raw)(const struct c10_stream *);
     int ctx_state; /* the composition above: 1 usable, -1 not */
     struct trlat_tls_var target;
-    CUresult (*ctx_current)(CUcontext *);
-    CUresult (*ctx_device)(CUdevice *);
+    CUresult (*ctx_device)(CUdevice *); /* CUDA_ERROR_INVALID_CONTEXT when none is current */
 } T;
 
 /* Per thread: both paths agreed here once (see the comment above). */
@@ -68,9 +67,8 @@ static void resolve(void)
     T.raw = (void *(*)(const struct c10_stream *))trlat_real_dlsym(h, "_ZNK3c104cuda10CUDAStream6streamEv");
     if (T.get_device && T.current_stream && T.raw)
         T.state = 1;
-    T.ctx_current = (CUresult(*)(CUcontext *))trlat_libcuda_sym("cuCtxGetCurrent");
     T.ctx_device = (CUresult(*)(CUdevice *))trlat_libcuda_sym("cuCtxGetDevice");
-    if (T.state > 0 && T.ctx_current && T.ctx_device && trlat_tls_var_find(h, TARGET_SYMBOL, 1, &T.target) == 0)
+    if (T.state > 0 && T.ctx_device && trlat_tls_var_find(h, TARGET_SYMBOL, 1, &T.target) == 0)
         T.ctx_state = 1; /* the handle stays open with the variable */
     else
         dlclose(h); /* RTLD_NOLOAD: torch keeps it loaded */
@@ -94,9 +92,8 @@ static int context_device(int8_t *d)
         *d = *t;
         return 0;
     }
-    CUcontext ctx = NULL;
     CUdevice dev = -1;
-    if (T.ctx_current(&ctx) != CUDA_SUCCESS || !ctx || T.ctx_device(&dev) != CUDA_SUCCESS || dev < 0 || dev > 127)
+    if (T.ctx_device(&dev) != CUDA_SUCCESS || dev < 0 || dev > 127)
         return -1;
     *d = (int8_t)dev;
     return 0;
