@@ -448,7 +448,7 @@ static int read_device(struct fp_call *c)
     uint64_t t0 = fp_sub_begin();
     int d;
     uint64_t st;
-    if (fp_torch_device_stream(torch_fns, &d, &st) == 0) {
+    if (fp_torch_device_stream(torch_fns, &d, &st, &c->ctx_current) == 0) {
         c->device_obj = PY(PyLong_FromLong)(d); /* a small int: no allocation */
         c->device = d;
         c->stream = st;

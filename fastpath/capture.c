@@ -41,6 +41,11 @@ int fp_capturing(void)
     return cap_tls != NULL;
 }
 
+int fp_capture_idle(void)
+{
+    return cap_tls == NULL && log_fd < 0;
+}
+
 /* ---- parameter layouts, cached per function ---- */
 typedef CUresult (*pfn_param_info)(CUfunction, size_t, size_t *, size_t *);
 typedef CUresult (*pfn_ctx_current)(CUcontext *);

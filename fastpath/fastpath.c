@@ -166,7 +166,7 @@ PyObject *fp_serve(struct fp_call *c, struct fp_entry *e, int allow_raise, int *
     if (odd_grid)
         *odd_grid = NULL;
     *reason = FP_R_INTERNAL;
-    if (!fp_has_context()) {
+    if (!c->ctx_current && !fp_has_context()) {
         *reason = FP_R_CONTEXT; /* Triton's launcher would make the primary context current */
         return NULL;
     }

@@ -258,6 +258,9 @@ struct fp_capture {
 int fp_capture_begin(struct fp_capture *c);
 void fp_capture_end(struct fp_capture *c);
 int fp_capturing(void);
+/* 1 when the launch hook has nothing to do on this thread: no capture, no
+ * TRLAT_FASTPATH_LOG (a replay may then skip it: trlat_launch_direct). */
+int fp_capture_idle(void);
 /* The launch hook's work, exposed for tests: counts and copies one launch. */
 struct trlat_launch;
 void fp_capture_launch(struct fp_capture *c, const struct trlat_launch *l);

@@ -134,6 +134,7 @@ struct fp_call {
     PyObject *device_obj;     /* new reference */
     long device;
     uint64_t stream;
+    int ctx_current;          /* the device read proved a context current (fp_has_context's answer) */
     unsigned nwant;
     struct fp_want want[FP_MAX_ARGS];
     unsigned nrefs;
@@ -202,8 +203,9 @@ PyObject *fp_get_stream_fn(void);
 int fp_device_fns_are_torch(void);
 /* torchcuda.c: the current device and stream from torch's C++ library, once
  * the Python calls gave the same answers on this thread (checked by the
- * second call); 0 when read, -1: make the Python calls. */
-int fp_torch_device_stream(int torch_fns, int *device, uint64_t *stream);
+ * second call); 0 when read, -1: make the Python calls. *ctx: 1 when the
+ * read went through cuCtxGetDevice, which proves a context current. */
+int fp_torch_device_stream(int torch_fns, int *device, uint64_t *stream, int *ctx);
 void fp_torch_device_stream_check(int torch_fns, int device, uint64_t stream);
 /* 1 when v, of a type with Py_TPFLAGS_MANAGED_DICT (and, on 3.13, not
  * Py_TPFLAGS_INLINE_VALUES), has no instance attributes: neither a dict

@@ -182,7 +182,7 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     struct trlat_pycall saved;
     uint64_t t0 = 0, site = 0;
     if (outer) {
-        t0 = trlat_ticks();
+        t0 = trlat_py_stamp();
         site = trlat_pyhook_caller_site();
         trlat_pycall_open(ts, t0, site, &saved);
     }
@@ -222,7 +222,7 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     if (outer) {
         uint32_t launches = trlat_pycall_close(ts, &saved);
         if (served) /* a replay (or its launch error, raised as Triton would) */
-            trlat_pyhook_count_call(k ? launches : 0, 0, 0);
+            trlat_pyhook_count_call(ts, k ? launches : 0, 0, 0);
     }
     if (!served)
         k = via_run(l, grid, args, nargs, kwnames, miss, t0, site); /* the run hook times it from t0 */

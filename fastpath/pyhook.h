@@ -16,17 +16,24 @@ enum trlat_pyhook_kind { TRLAT_PYHOOK_JIT = 0, TRLAT_PYHOOK_AUTOTUNER = 1, TRLAT
                          TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
                          TRLAT_PYHOOK_KINDS };
 
-/* Counters for the report's "python" object; its outermost calls are the
- * sum of the last five (one increment per call). */
-struct trlat_pyhook_counts {
-    _Atomic uint64_t nested;         /* calls inside another hooked call */
-    _Atomic uint64_t one_launch;     /* outermost calls that launched once */
-    _Atomic uint64_t multi_launch;   /* ... several times (autotuning, ...) */
-    _Atomic uint64_t no_launch_warmup; /* ... never: warmup=True */
-    _Atomic uint64_t no_launch_error;  /* ... never: raised */
-    _Atomic uint64_t no_launch_other;  /* ... never: returned without launching */
+/* What the report's "python" object counts, per thread in ts->py_calls
+ * (written by the owner thread only: no locked instruction on a call, with
+ * or without a GIL) and summed over threads for the report; its outermost
+ * calls are the sum of all but the first (one increment per call). */
+enum trlat_pyhook_count {
+    TRLAT_PYC_NESTED = 0,       /* calls inside another hooked call */
+    TRLAT_PYC_ONE_LAUNCH,       /* outermost calls that launched once */
+    TRLAT_PYC_MULTI_LAUNCH,     /* ... several times (autotuning, ...) */
+    TRLAT_PYC_NO_LAUNCH_WARMUP, /* ... never: warmup=True */
+    TRLAT_PYC_NO_LAUNCH_ERROR,  /* ... never: raised */
+    TRLAT_PYC_NO_LAUNCH_OTHER,  /* ... never: returned without launching */
+    TRLAT_PYC_KINDS
 };
-extern struct trlat_pyhook_counts trlat_pyhook_counts;
+_Static_assert(TRLAT_PYC_KINDS == TRLAT_PY_CALL_KINDS, "interpose/tstate.h's py_calls");
+static inline void trlat_pyhook_count(struct trlat_tstate *ts, enum trlat_pyhook_count c)
+{
+    TRLAT_WR(ts->py_calls[c], TRLAT_RD(ts->py_calls[c]) + 1);
+}
 
 /* The thread's outermost Python call, as the driver wrapper reads it
  * (ts->py_t0, py_site, py_launches): opened by the run hook, or by the fast
@@ -35,6 +42,13 @@ struct trlat_pycall {
     uint64_t site;
     uint32_t launches;
 };
+/* A Python call's entry: its time, or 1 under TRLAT_TIMING=none (a call
+ * open, untimed: its launches' records have no times to subtract it from). */
+static inline uint64_t trlat_py_stamp(void)
+{
+    uint64_t t = trlat_stamp();
+    return t ? t : 1;
+}
 static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint64_t site, struct trlat_pycall *saved)
 {
     saved->site = ts->py_site;
@@ -42,16 +56,25 @@ static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint6
     ts->py_site = site;
     ts->py_launches = 0;
     ts->py_k = NULL;
+    ts->py_rec = NULL;
     ts->py_t0 = t0;
 }
-/* Closes it; returns the launches the call made. The call's first launch
- * left its kernel's slot and driver exit in py_k/py_t1: the time from there
- * to here is that kernel's py_return_ns. */
+/* Closes it; returns the launches the call made. The time from the call's
+ * first launch's driver exit to here is that kernel's py_return_ns: written
+ * into the launch's record (ts->py_rec), or, when the record was folded
+ * meanwhile, added to its slot (py_k, py_t1). */
 static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct trlat_pycall *saved)
 {
     uint32_t n = ts->py_launches;
-    if (ts->py_k) {
-        trlat_stat_add_relaxed(&ts->py_k->ret, trlat_ticks_ns(trlat_ticks() - ts->py_t1));
+    if (ts->py_rec) {
+        uint64_t now = trlat_stamp();
+        if (now)
+            TRLAT_WR(ts->py_rec->ret, now);
+        ts->py_rec = NULL;
+    } else if (ts->py_k) {
+        uint64_t now = trlat_stamp();
+        if (now)
+            trlat_stat_add_relaxed(&ts->py_k->ret, trlat_ticks_ns(now - ts->py_t1));
         ts->py_k = NULL;
     }
     ts->py_t0 = 0;
@@ -59,8 +82,8 @@ static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct 
     ts->py_launches = saved->launches;
     return n;
 }
-/* Counts an outermost call in trlat_pyhook_counts by what it did. */
-void trlat_pyhook_count_call(uint32_t launches, int raised, int warmup);
+/* Counts an outermost call by what it did. */
+void trlat_pyhook_count_call(struct trlat_tstate *ts, uint32_t launches, int raised, int warmup);
 
 /* Hook state for the report. */
 extern const char *_Atomic trlat_pyhook_state; /* NULL: no Python seen; else "installed", ... */

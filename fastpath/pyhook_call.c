@@ -26,13 +26,6 @@
 
 #include <stddef.h>
 
-struct trlat_pyhook_counts trlat_pyhook_counts;
-
-
-static inline void count(_Atomic uint64_t *c)
-{
-    atomic_fetch_add_explicit(c, 1, memory_order_relaxed); /* the hook also runs without a GIL (3.13t) */
-}
 
 /* Whether the call had warmup=<true> among its keywords. */
 static int is_warmup(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -173,7 +166,7 @@ static PyObject *getitem(PyObject *orig, PyObject *const *args, Py_ssize_t nargs
 {
     if (nargs != 2 || kwnames)
         return vectorcall(orig, args, nargs, kwnames);
-    uint64_t t0 = trlat_ticks();
+    uint64_t t0 = trlat_py_stamp();
     subscript.site = trlat_pyhook_caller_site();
     subscript.kernel = args[0];
     subscript.t0 = t0;
@@ -189,7 +182,7 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     if (__builtin_expect(!ts, 0))
         return call_orig(kind, orig, args, nargs, kwnames);
     if (ts->py_t0) { /* inside another hooked call on this thread */
-        count(&trlat_pyhook_counts.nested);
+        trlat_pyhook_count(ts, TRLAT_PYC_NESTED);
         return call_orig(kind, orig, args, nargs, kwnames);
     }
     uint64_t t0, site;
@@ -199,31 +192,26 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
         site = trlat_pyhook_caller_site();
         /* kernel[grid](...) on one line: timed from the subscript; else from
          * here (late by the site lookup, a rare case: `f = kernel[grid]`) */
-        t0 = subscript.site == site && site ? subscript.t0 : trlat_ticks();
+        t0 = subscript.site == site && site ? subscript.t0 : trlat_py_stamp();
     } else {
-        t0 = trlat_ticks();
+        t0 = trlat_py_stamp();
         site = trlat_pyhook_caller_site();
     }
     struct trlat_pycall saved;
     trlat_pycall_open(ts, t0, site, &saved);
     PyObject *r = call_orig(kind, orig, args, nargs, kwnames);
     uint32_t launches = trlat_pycall_close(ts, &saved);
-    trlat_pyhook_count_call(launches, !r, !launches && r && is_warmup(args, nargs, kwnames));
+    trlat_pyhook_count_call(ts, launches, !r, !launches && r && is_warmup(args, nargs, kwnames));
     return r;
 }
 
-void trlat_pyhook_count_call(uint32_t launches, int raised, int warmup)
+void trlat_pyhook_count_call(struct trlat_tstate *ts, uint32_t launches, int raised, int warmup)
 {
-    if (launches == 1)
-        count(&trlat_pyhook_counts.one_launch);
-    else if (launches > 1)
-        count(&trlat_pyhook_counts.multi_launch);
-    else if (raised)
-        count(&trlat_pyhook_counts.no_launch_error);
-    else if (warmup)
-        count(&trlat_pyhook_counts.no_launch_warmup);
-    else
-        count(&trlat_pyhook_counts.no_launch_other);
+    trlat_pyhook_count(ts, launches == 1  ? TRLAT_PYC_ONE_LAUNCH
+                           : launches > 1 ? TRLAT_PYC_MULTI_LAUNCH
+                           : raised       ? TRLAT_PYC_NO_LAUNCH_ERROR
+                           : warmup       ? TRLAT_PYC_NO_LAUNCH_WARMUP
+                                          : TRLAT_PYC_NO_LAUNCH_OTHER);
 }
 
 /* A wrapper is an object of a small type of trlat's: it binds like a

@@ -4,9 +4,11 @@
 #include "report/json.h"
 #include "report/writer.h"
 
-static uint64_t rd(_Atomic uint64_t *c)
+static void add_thread(const struct trlat_tstate *ts, void *arg)
 {
-    return atomic_load_explicit(c, memory_order_relaxed);
+    uint64_t *sum = arg;
+    for (int i = 0; i < TRLAT_PYC_KINDS; i++)
+        sum[i] += TRLAT_RD(ts->py_calls[i]);
 }
 
 static void python_json(struct trlat_json *j)
@@ -16,15 +18,16 @@ static void python_json(struct trlat_json *j)
         trlat_json_null(j, "python");
         return;
     }
-    struct trlat_pyhook_counts *c = &trlat_pyhook_counts;
+    uint64_t c[TRLAT_PYC_KINDS] = {0};
+    trlat_tstate_foreach_thread(add_thread, c);
     trlat_json_obj(j, "python");
     trlat_json_str(j, "hook", state);
     trlat_json_str(j, "triton_version", trlat_pyhook_triton_version[0] ? trlat_pyhook_triton_version : NULL);
     trlat_json_str(j, "reason", trlat_pyhook_reason[0] ? trlat_pyhook_reason : NULL);
-    uint64_t one = rd(&c->one_launch), multi = rd(&c->multi_launch), warmup = rd(&c->no_launch_warmup),
-             error = rd(&c->no_launch_error), other = rd(&c->no_launch_other);
+    uint64_t one = c[TRLAT_PYC_ONE_LAUNCH], multi = c[TRLAT_PYC_MULTI_LAUNCH], warmup = c[TRLAT_PYC_NO_LAUNCH_WARMUP],
+             error = c[TRLAT_PYC_NO_LAUNCH_ERROR], other = c[TRLAT_PYC_NO_LAUNCH_OTHER];
     trlat_json_u64(j, "calls", one + multi + warmup + error + other);
-    trlat_json_u64(j, "nested_calls", rd(&c->nested));
+    trlat_json_u64(j, "nested_calls", c[TRLAT_PYC_NESTED]);
     trlat_json_u64(j, "calls_one_launch", one);
     trlat_json_u64(j, "calls_multi_launch", multi);
     trlat_json_obj(j, "calls_without_launch");

@@ -78,7 +78,7 @@ static void resolve(void)
 
 /* GetDevice's answer from the target device and the current context's
  * device, or -1 where that composition does not answer (GetDevice does). */
-static int context_device(int8_t *d)
+static int context_device(int8_t *d, int *ctx)
 {
     const volatile int8_t *t = target;
     if (!t) {
@@ -96,22 +96,24 @@ static int context_device(int8_t *d)
     if (T.ctx_device(&dev) != CUDA_SUCCESS || dev < 0 || dev > 127)
         return -1;
     *d = (int8_t)dev;
+    *ctx = 1; /* cuCtxGetDevice fails where no context is current */
     return 0;
 }
 
-static int c10_read(int *device, uint64_t *stream)
+static int c10_read(int *device, uint64_t *stream, int *ctx)
 {
     if (!T.state)
         resolve();
     if (T.state < 0)
         return -1;
     int8_t d = -1, g;
-    int composed = T.ctx_state > 0 && context_device(&d) == 0;
+    int composed = T.ctx_state > 0 && context_device(&d, ctx) == 0;
     if (!composed || (++reads & 255) == 0) {
         if (T.get_device(&g) != 0 || g < 0)
             return -1;
         if (composed && d != g) {
             T.ctx_state = -1;
+            *ctx = 0;
             if (fp_conf.debug)
                 trlat_log("fast path: the current context's device differs from torch's GetDevice; using GetDevice");
         }
@@ -123,9 +125,10 @@ static int c10_read(int *device, uint64_t *stream)
     return 0;
 }
 
-int fp_torch_device_stream(int usable, int *device, uint64_t *stream)
+int fp_torch_device_stream(int usable, int *device, uint64_t *stream, int *ctx)
 {
-    return usable && agreed ? c10_read(device, stream) : -1;
+    *ctx = 0;
+    return usable && agreed ? c10_read(device, stream, ctx) : -1;
 }
 
 void fp_torch_device_stream_check(int usable, int device, uint64_t stream)
@@ -135,7 +138,8 @@ void fp_torch_device_stream_check(int usable, int device, uint64_t stream)
     int d;
     uint64_t s;
     reads = 255; /* the first read checks the composition against GetDevice */
-    if (c10_read(&d, &s) == 0 && d == device && s == stream) {
+    int ctx;
+    if (c10_read(&d, &s, &ctx) == 0 && d == device && s == stream) {
         agreed = 1;
         static int said;
         if (fp_conf.debug && !said++)

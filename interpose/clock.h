@@ -11,6 +11,7 @@
 
 struct trlat_clock {
     int use_tsc;
+    int untimed;             /* TRLAT_TIMING=none: launches are counted, not timed */
     uint64_t tsc0;           /* ticks at time zero */
     uint64_t mult;           /* ns = (ticks * mult) >> 32 */
     uint64_t epoch_mono_ns;  /* CLOCK_MONOTONIC at time zero */
@@ -42,6 +43,13 @@ static inline uint64_t trlat_ticks(void)
     }
 #endif
     return trlat_mono_ns();
+}
+
+/* A launch-path timestamp: trlat_ticks(), or 0 under TRLAT_TIMING=none
+ * (no clock read: a record with t0 == 0 is counted, not timed). */
+static inline uint64_t trlat_stamp(void)
+{
+    return __builtin_expect(trlat_clk.untimed, 0) ? 0 : trlat_ticks();
 }
 
 /* A duration in ticks as nanoseconds. */

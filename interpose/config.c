@@ -16,6 +16,7 @@ static const struct choice cupti_choices[] = {
     {"0", TRLAT_CUPTI_OFF}, {"1", TRLAT_CUPTI_ON}, {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
 static const struct choice fastpath_choices[] = {
     {"0", TRLAT_FASTPATH_OFF}, {"1", TRLAT_FASTPATH_ON}, {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
+static const struct choice timing_choices[] = {{"all", TRLAT_TIMING_ALL}, {"none", TRLAT_TIMING_NONE}, {NULL, 0}};
 static const struct choice fp_mode_choices[] = {
     {"value", TRLAT_FP_MODE_VALUE}, {"identical", TRLAT_FP_MODE_IDENTICAL}, {NULL, 0}};
 static const struct choice fp_gil_choices[] = {{"release", TRLAT_FP_GIL_RELEASE}, {"keep", TRLAT_FP_GIL_KEEP}, {NULL, 0}};
@@ -42,6 +43,7 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 or verify", 0, 0},
     [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, "0 or 1", 0, 0},
     [TRLAT_OPT_TRACE] = {"TRLAT_TRACE", 0, NULL, "a number of launches from 0 to 10000000", TRLAT_TRACE_MAX, 0},
+    [TRLAT_OPT_TIMING] = {"TRLAT_TIMING", TRLAT_TIMING_ALL, timing_choices, "all or none", 0, 0},
     [TRLAT_OPT_FP_MODE] = {"TRLAT_FASTPATH_MODE", TRLAT_FP_MODE_VALUE, fp_mode_choices, "value or identical", 0, 0},
     [TRLAT_OPT_FP_MEMO] = {"TRLAT_FASTPATH_MEMO", 1024, NULL, "a number of entries from 0 to 1048576",
                            TRLAT_FP_MEMO_MAX, 0},
@@ -103,6 +105,16 @@ void trlat_config_load(void)
             trlat_log("%s=%.64s is not valid (expected %s); using %s", o->name, s, o->accepted,
                       default_name(o, buf, sizeof buf));
     }
+    if (options[TRLAT_OPT_TIMING].value == TRLAT_TIMING_NONE) {
+        /* CUPTI's records join launches by their driver entry time, and a
+         * trace event is a timed launch: neither has one to go by */
+        if (options[TRLAT_OPT_CUPTI].value == TRLAT_CUPTI_ON)
+            trlat_log("TRLAT_CUPTI=1 needs launch times; with TRLAT_TIMING=none CUPTI stays off");
+        if (options[TRLAT_OPT_TRACE].value)
+            trlat_log("TRLAT_TRACE needs launch times; with TRLAT_TIMING=none no events are kept");
+        options[TRLAT_OPT_CUPTI].value = TRLAT_CUPTI_OFF;
+        options[TRLAT_OPT_TRACE].value = 0;
+    }
     const char *out = getenv("TRLAT_OUTPUT");
     output_template = (out && *out) ? out : "trlat-%p.json";
     const char *log = getenv("TRLAT_FASTPATH_LOG");
@@ -133,6 +145,8 @@ const char *trlat_config_name(enum trlat_opt opt)
     case TRLAT_OPT_FASTPATH:
         return options[opt].value == TRLAT_FASTPATH_OFF ? "off"
                : options[opt].value == TRLAT_FASTPATH_ON ? "on" : "verify";
+    case TRLAT_OPT_TIMING:
+        return options[opt].value == TRLAT_TIMING_NONE ? "none" : "all";
     default:
         return options[opt].value ? "1" : "0";
     }

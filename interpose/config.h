@@ -13,6 +13,7 @@ enum trlat_opt {
     TRLAT_OPT_FASTPATH, /* TRLAT_FASTPATH_OFF / _ON / _VERIFY */
     TRLAT_OPT_STACKS,   /* bool */
     TRLAT_OPT_TRACE,    /* number of launches kept as events */
+    TRLAT_OPT_TIMING,   /* TRLAT_TIMING_ALL / _NONE */
     /* the fast path's own (fastpath/, docs/FASTPATH.md) */
     TRLAT_OPT_FP_MODE,    /* TRLAT_FP_MODE_VALUE / _IDENTICAL */
     TRLAT_OPT_FP_MEMO,    /* memo entries, 0: never store */
@@ -27,6 +28,7 @@ enum trlat_opt {
 
 enum { TRLAT_CUPTI_OFF = 0, TRLAT_CUPTI_ON = 1, TRLAT_CUPTI_AUTO = 2 };
 enum { TRLAT_FASTPATH_OFF = 0, TRLAT_FASTPATH_ON = 1, TRLAT_FASTPATH_VERIFY = 2 };
+enum { TRLAT_TIMING_ALL = 0, TRLAT_TIMING_NONE = 1 };
 enum { TRLAT_FP_MODE_VALUE = 0, TRLAT_FP_MODE_IDENTICAL = 1 };
 enum { TRLAT_FP_GIL_RELEASE = 0, TRLAT_FP_GIL_KEEP = 1 };
 enum { TRLAT_FP_TENSORS_FIELDS = 0, TRLAT_FP_TENSORS_GETTERS = 1 };

@@ -45,11 +45,25 @@ static __attribute__((noinline)) void record_error(struct trlat_tstate *ts, void
     TRLAT_WR(k->errors, TRLAT_RD(k->errors) + 1);
 }
 
-static inline void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1, CUresult rc)
+static inline void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1, CUresult rc, uint64_t py_t0,
+                          uint64_t site)
 {
-    trlat_rec_add(ts, func, t0, t1);
+    trlat_rec_add(ts, func, t0, t1, py_t0, site);
     if (UNLIKELY(rc != CUDA_SUCCESS))
         record_error(ts, func);
+}
+
+/* A launch of the thread's Python call (ts->py_t0 set) carries the call's
+ * site; its first launch also the call's entry, for its py->driver time.
+ * Any further launch of the same call is counted at the site only. */
+static inline void python_part(struct trlat_tstate *ts, uint64_t *py_t0, uint64_t *site)
+{
+    *py_t0 = *site = 0;
+    if (ts->py_t0) {
+        *site = ts->py_site;
+        if (ts->py_launches++ == 0)
+            *py_t0 = ts->py_t0;
+    }
 }
 
 /* has_id: CUPTI's callback took the launch's entry time (its GPU record
@@ -57,17 +71,7 @@ static inline void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint
 static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const struct trlat_launch *l, int has_id,
                          void *ret)
 {
-    if (ts->py_t0) {
-        /* A Python call's first launch carries its py->driver time; any
-         * further launch of the same call is counted at the site only. */
-        if (ts->py_launches++ == 0) {
-            trlat_stat_add_relaxed(&k->py, trlat_ticks_ns(l->t0 - ts->py_t0));
-            ts->py_k = k;
-            ts->py_t1 = l->t1;
-        }
-        if (ts->py_site)
-            trlat_kslot_add_site(k, ts->py_site, TRLAT_SITE_PYTHON);
-    } else if (ts->native_sites) {
+    if (!ts->py_t0 && ts->native_sites) { /* a Python call's site is in its record */
         uint64_t site = trlat_native_site(ret);
         if (site)
             trlat_kslot_add_site(k, site, TRLAT_SITE_NATIVE);
@@ -113,13 +117,15 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     for (int i = 0; i < n; i++)
         if (hooks[i]->before)
             hooks[i]->before(ts, l);
-    l->t0 = trlat_ticks();
+    l->t0 = trlat_stamp();
     ts->cur_t0 = l->t0;
     l->rc = call_real(l, real);
-    l->t1 = trlat_ticks();
+    l->t1 = trlat_stamp();
     int has_id = ts->cur_t0 == 0; /* CUPTI's callback took the entry time */
     ts->cur_t0 = 0;
-    record(ts, l->func, l->t0, l->t1, l->rc);
+    uint64_t py_t0, site;
+    python_part(ts, &py_t0, &site);
+    record(ts, l->func, l->t0, l->t1, l->rc, py_t0, site);
     record_extra(ts, trlat_kslot_get(ts, l->func), l, has_id, ret);
     for (int i = n - 1; i >= 0; i--)
         if (hooks[i]->after)
@@ -142,12 +148,12 @@ static inline int needs_slow(const struct trlat_tstate *ts)
         return CALL;                                            \
     if (UNLIKELY(needs_slow(ts)))                               \
         return SLOW_CALL;                                       \
-    uint64_t t0 = trlat_ticks();                                \
+    uint64_t t0 = trlat_stamp();                                \
     ts->cur_t0 = t0;                                            \
     CUresult rc = CALL;                                         \
     ts->cur_t0 = 0;                                             \
-    uint64_t t1 = trlat_ticks();                                \
-    record(ts, FUNC, t0, t1, rc);                               \
+    uint64_t t1 = trlat_stamp();                                \
+    record(ts, FUNC, t0, t1, rc, 0, 0);                         \
     return rc
 
 static __attribute__((noinline)) CUresult
@@ -218,6 +224,23 @@ launch_coop(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, un
 CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
 {
     return launch_kernel_ex(TRLAT_FN_cuLaunchKernelEx, 0, __builtin_return_address(0), config, f, params, extra);
+}
+
+CUresult trlat_launch_direct(const CUlaunchConfig *config, CUfunction f, void **params)
+{
+    pfn_cuLaunchKernelEx real = (pfn_cuLaunchKernelEx)trlat_real_get(TRLAT_FN_cuLaunchKernelEx, 0);
+    struct trlat_tstate *ts = trlat_tls;
+    if (UNLIKELY(!real || !ts || ts->slow)) /* no thread state yet, native sites, trace events */
+        return trlat_launch_ex(config, f, params, NULL);
+    uint64_t py_t0, site;
+    python_part(ts, &py_t0, &site);
+    uint64_t t0 = trlat_stamp();
+    ts->cur_t0 = t0;
+    CUresult rc = real(config, f, params, NULL);
+    ts->cur_t0 = 0;
+    uint64_t t1 = trlat_stamp();
+    record(ts, f, t0, t1, rc, py_t0, site);
+    return rc;
 }
 
 #define LK_PARAMS                                                                                           \

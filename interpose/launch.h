@@ -21,5 +21,10 @@ int trlat_launch_add_hooks(const struct trlat_launch_hooks *h);
 /* A launch made by trlat itself (the fast path's replay), through slot 0 of
  * cuLaunchKernelEx, recorded like any other. */
 CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
+/* The same launch without the hooks, for a caller that knows no installed
+ * hook has anything to do with it (the replay, when the fast path's capture
+ * hook is idle on the thread): recorded alike, minus the wrapper's
+ * dispatch and the hook calls. */
+CUresult trlat_launch_direct(const CUlaunchConfig *config, CUfunction f, void **params);
 
 #endif

@@ -83,6 +83,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
         ts->py_t0 = 0;
         ts->py_launches = 0;
         ts->py_k = NULL;
+        ts->py_rec = NULL;
         ts->cur_t0 = 0;
     } else if (!(ts = new_state())) {
         static atomic_flag once;
@@ -189,14 +190,31 @@ void trlat_tstate_fold(struct trlat_tstate *ts)
     if (n == 0)
         return;
     atomic_fetch_add_explicit(&ts->rec_gen, 1, memory_order_acq_rel);
+    if (ts->py_rec) { /* an open call's first launch: its return is timed from its slot */
+        ts->py_k = trlat_kslot_get(ts, ts->py_rec->func);
+        ts->py_t1 = ts->py_rec->t1;
+        ts->py_rec = NULL;
+    }
     uint64_t last = ts->last_exit;
     for (uint32_t i = 0; i < n; i++) {
         const struct trlat_rec *r = &ts->recs[i];
         struct trlat_kslot *k = trlat_kslot_get(ts, r->func);
+        if (r->site)
+            trlat_kslot_add_site(k, r->site, TRLAT_SITE_PYTHON);
+        if (!r->t0) { /* counted, not timed (TRLAT_TIMING=none) */
+            TRLAT_WR(k->untimed, TRLAT_RD(k->untimed) + 1);
+            last = 0;
+            continue;
+        }
         trlat_stat_add_relaxed(&k->driver, trlat_ticks_ns(r->t1 - r->t0));
         if (last)
             trlat_stat_add_relaxed(&k->gap, trlat_ticks_ns(r->t0 - last));
         last = r->t1;
+        if (r->py_t0)
+            trlat_stat_add_relaxed(&k->py, trlat_ticks_ns(r->t0 - r->py_t0));
+        uint64_t ret = TRLAT_RD(r->ret);
+        if (ret)
+            trlat_stat_add_relaxed(&k->ret, trlat_ticks_ns(ret - r->t1));
     }
     TRLAT_WR(ts->last_exit, last);
     TRLAT_WR(ts->nrec, 0);
@@ -216,6 +234,9 @@ uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *o
             out[i].func = TRLAT_RD(ts->recs[i].func);
             out[i].t0 = TRLAT_RD(ts->recs[i].t0);
             out[i].t1 = TRLAT_RD(ts->recs[i].t1);
+            out[i].py_t0 = TRLAT_RD(ts->recs[i].py_t0);
+            out[i].site = TRLAT_RD(ts->recs[i].site);
+            out[i].ret = TRLAT_RD(ts->recs[i].ret);
         }
         *last_exit = TRLAT_RD(ts->last_exit);
         atomic_thread_fence(memory_order_acquire);
@@ -270,7 +291,7 @@ void trlat_tstate_foreach(trlat_slot_fn fn, void *arg)
             for (uint32_t i = 0; i < used; i++)
                 fn(ts, &c->slots[i], arg);
         }
-        if (TRLAT_RD(ts->overflow.driver.count))
+        if (TRLAT_RD(ts->overflow.driver.count) || TRLAT_RD(ts->overflow.untimed))
             fn(ts, &ts->overflow, arg);
     }
 }

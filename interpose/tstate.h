@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #define TRLAT_MAX_SITES 8
+#define TRLAT_PY_CALL_KINDS 6
 #define TRLAT_CHUNK_SLOTS 16
 #define TRLAT_MAX_SLOTS_PER_THREAD 4096
 
@@ -30,6 +31,7 @@ struct trlat_kslot {
     void *func;       /* CUfunction (or CUkernel) handle as launched */
     const char *name; /* from the name registry when the slot was made; may be NULL */
     uint64_t errors;  /* launches the driver refused */
+    uint64_t untimed; /* launches counted without times (TRLAT_TIMING=none): not in driver's count */
     struct trlat_stat driver, gap, py;
     struct trlat_stat ret; /* driver exit to the Python call's return (its first launch) */
     struct trlat_site sites[TRLAT_MAX_SITES];
@@ -55,10 +57,16 @@ struct trlat_event {
 };
 
 /* One launch as the launch path writes it: the fold turns a batch of these
- * into the slot statistics (driver = t1 - t0, gap = t0 - previous t1). */
+ * into the slot statistics (driver = t1 - t0, gap = t0 - previous t1), so
+ * that a launch writes one sequential record instead of the scattered
+ * histogram and site lines, which the driver call evicts from the caches.
+ * A launch of a Python call (ts->py_t0 set) also carries its site, and its
+ * first launch the call's entry (py = t0 - py_t0) and, written when the call
+ * returns, its return time (ret - t1: py_return_ns); 0 where none. */
 struct trlat_rec {
     void *func;
     uint64_t t0, t1; /* ticks */
+    uint64_t py_t0, site, ret;
 };
 #define TRLAT_REC_BATCH 256
 
@@ -107,10 +115,15 @@ struct trlat_tstate {
     uint64_t py_t0;
     uint64_t py_site;
     uint32_t py_launches;
-    /* The call's first launch: its kernel's slot and driver exit time, for
-     * the hook to time the return to Python (py_return_ns). */
+    /* The call's first launch, for the hook to time the return to Python
+     * (py_return_ns): its record while still in `recs` (the return time is
+     * written there), else, once folded, its kernel's slot and driver exit. */
+    struct trlat_rec *py_rec;
     struct trlat_kslot *py_k;
     uint64_t py_t1;
+    /* What this thread's outermost Python calls did (the hook's counts,
+     * summed over threads by its report section; fastpath/pyhook.h). */
+    uint64_t py_calls[TRLAT_PY_CALL_KINDS];
     int native_sites; /* TRLAT_STACKS=1 */
 
     /* per-thread index func -> slot, private to the owner thread */
@@ -155,13 +168,20 @@ static inline struct trlat_kslot *trlat_kslot_get(struct trlat_tstate *ts, void 
 /* Folds the thread's pending records into its slots (the owner thread only). */
 void trlat_tstate_fold(struct trlat_tstate *ts);
 
-/* Appends a launch; folds when the batch is full. */
-static inline void trlat_rec_add(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1)
+/* Appends a launch (py_t0, site: struct trlat_rec; a py_t0 makes it the
+ * Python call's first launch, ts->py_rec); folds when the batch is full. */
+static inline void trlat_rec_add(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1, uint64_t py_t0,
+                                 uint64_t site)
 {
     struct trlat_rec *r = &ts->recs[ts->nrec];
     r->func = func;
     r->t0 = t0;
     r->t1 = t1;
+    r->py_t0 = py_t0;
+    r->site = site;
+    r->ret = 0;
+    if (py_t0)
+        ts->py_rec = r;
     if (__builtin_expect(++ts->nrec == TRLAT_REC_BATCH, 0))
         trlat_tstate_fold(ts);
 }

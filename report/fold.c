@@ -93,9 +93,10 @@ static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s,
         return;
     struct trlat_stat tmp;
     trlat_stat_snapshot(&tmp, &s->driver);
+    uint64_t untimed = TRLAT_RD(s->untimed);
     if (name == buf)
-        f->unnamed_launches += tmp.count;
-    k->from_driver += tmp.count;
+        f->unnamed_launches += tmp.count + untimed;
+    k->from_driver += tmp.count + untimed;
     trlat_stat_merge(&k->driver, &tmp);
     trlat_stat_snapshot(&tmp, &s->gap);
     trlat_stat_merge(&k->gap, &tmp);
@@ -139,10 +140,20 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
             f->unnamed_launches++;
         }
         k->from_driver++;
+        if (recs[i].site)
+            trlat_kstats_add_site(k, recs[i].site, TRLAT_SITE_PYTHON, 1);
+        if (!recs[i].t0) { /* counted, not timed (TRLAT_TIMING=none) */
+            last = 0;
+            continue;
+        }
         trlat_stat_add(&k->driver, trlat_ticks_ns(recs[i].t1 - recs[i].t0));
         if (last)
             trlat_stat_add(&k->gap, trlat_ticks_ns(recs[i].t0 - last));
         last = recs[i].t1;
+        if (recs[i].py_t0)
+            trlat_stat_add(&k->py, trlat_ticks_ns(recs[i].t0 - recs[i].py_t0));
+        if (recs[i].ret) /* 0: the call had not returned */
+            trlat_stat_add(&k->ret, trlat_ticks_ns(recs[i].ret - recs[i].t1));
     }
 }
 

@@ -28,3 +28,23 @@ for v in 2 on; do check_bad TRLAT_FASTPATH_PHASES "$v" "0 or 1"; done
 # The default stands: a bad TRLAT_TRACE keeps 0 events, a bad TRLAT_DISABLE keeps recording.
 TRLAT_TRACE=abc TRLAT_DISABLE=maybe TRLAT_OUTPUT="$WORK/d.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1
 expect "bad values: defaults stand" "$(rq "$WORK/d.json" '(len(r["events"]), k("direct_kernel")["launches"])')" "(0, 3)"
+
+# TRLAT_TIMING=none: launches counted exactly, none timed (no clock read on
+# the launch path); CUPTI and trace events, which need launch times, stay
+# off, said once when asked for.
+for v in some 0 NONE; do check_bad TRLAT_TIMING "$v" "all or none"; done
+TRLAT_TIMING=none TRLAT_OUTPUT="$WORK/t.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 300 >/dev/null 2>"$WORK/te"
+expect "timing none: said nothing" "$(wc -l <"$WORK/te")" 0
+expect "timing none: config, launches, no times" \
+    "$(rq "$WORK/t.json" '(r["config"]["timing"], k("direct_kernel")["launches"], k("direct_kernel")["driver_ns"]["count"], k("direct_kernel")["gap_ns"]["count"], r["totals"]["launches"])')" \
+    "('none', 300, 0, 0, 300)"
+TRLAT_OUTPUT="$WORK/t2.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 300 >/dev/null 2>&1
+expect "timing all (default): every launch timed" \
+    "$(rq "$WORK/t2.json" '(r["config"]["timing"], k("direct_kernel")["driver_ns"]["count"], k("direct_kernel")["gap_ns"]["count"])')" \
+    "('all', 300, 299)"
+TRLAT_TIMING=none TRLAT_CUPTI=1 TRLAT_TRACE=50 TRLAT_OUTPUT="$WORK/t3.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 \
+    >/dev/null 2>"$WORK/te"
+expect "timing none: CUPTI=1 refused once" "$(grep -c "TRLAT_CUPTI=1 needs launch times" "$WORK/te")" 1
+expect "timing none: TRACE refused once" "$(grep -c "TRLAT_TRACE needs launch times" "$WORK/te")" 1
+expect "timing none: CUPTI off, no events, launches counted" \
+    "$(rq "$WORK/t3.json" '(r["config"]["cupti"], len(r["events"]), k("direct_kernel")["launches"])')" "('off', 0, 3)"

@@ -56,6 +56,29 @@ for PY in "${pythons[@]}"; do
     expect "py$v report off: fastpath null" "$(fpk off '[k["fastpath"] for k in r["kernels"]][:1]')" "[None]"
     expect "py$v nothing on stderr" "$(cat "$WORK/on.err" "$WORK/ver.err")" ""
 
+    # Without TRLAT_FASTPATH_LOG the launch hook is idle and a replay takes
+    # trlat_launch_direct (launch.h): the same launches, each recorded with
+    # its Python call; with TRLAT_TIMING=none counted, not timed.
+    for t in direct untimed; do
+        env $([ $t = untimed ] && echo TRLAT_TIMING=none) TRLAT_FASTPATH=1 TRLAT_OUTPUT="$WORK/$t.json" \
+            LD_PRELOAD=$LIB "$PY" "$PROG" corpus 4 >"$WORK/$t.out" 2>"$WORK/$t.err"
+        echo $? >>"$WORK/$t.out"
+    done
+    expect "py$v replays without the launch log: same output" "$(cat "$WORK/direct.out")" "$(cat "$WORK/off.out")"
+    expect "py$v timing none: same output" "$(cat "$WORK/untimed.out")" "$(cat "$WORK/off.out")"
+    launches='sorted((k["name"], k["launches"]) for k in r["kernels"])'
+    expect "py$v replays without the launch log: same launches per kernel" "$(fpk direct "$launches")" "$(fpk off "$launches")"
+    expect "py$v timing none: same launches per kernel" "$(fpk untimed "$launches")" "$(fpk off "$launches")"
+    profile='sorted((k["name"], k["driver_ns"]["count"] == k["launches"], (k["py_to_driver_ns"] or {}).get("count"), (k["py_return_ns"] or {}).get("count")) for k in r["kernels"])'
+    sites='sorted((k["name"], sum(s["launches"] for s in k["call_sites"])) for k in r["kernels"])'
+    expect "py$v replays without the launch log: every launch timed, at its site; a time per call" \
+        "$(fpk direct "$profile")" "$(fpk off "$profile")"
+    expect "py$v replays without the launch log: launches at their sites" "$(fpk direct "$sites")" "$(fpk off "$sites")"
+    expect "py$v timing none: launches at their sites" "$(fpk untimed "$sites")" "$(fpk off "$sites")"
+    expect "py$v timing none: no times, the same hits and calls" \
+        "$(fpk untimed '(sum(k["driver_ns"]["count"] + k["gap_ns"]["count"] for k in r["kernels"]), [k["py_to_driver_ns"] for k in r["kernels"] if k["py_to_driver_ns"]], r["python"]["calls"])'):$(total untimed hits)" \
+        "(0, [], $(fpk direct 'r["python"]["calls"]')):$(total direct hits)"
+
     # torch's C++ reads of the device and stream (fastpath/torchcuda.c)
     # through a stand-in libc10_cuda.so kept in step with the stand-in
     # torch: used once both answers agree on a thread, following the

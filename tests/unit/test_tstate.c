@@ -1,6 +1,7 @@
 #include "interpose/clock.h"
 #include "interpose/names.h"
 #include "interpose/tstate.h"
+#include "fastpath/pyhook.h"
 #include "tests/unit/check_main.h"
 #include "report/fold.h"
 
@@ -13,7 +14,7 @@ static void launches(struct trlat_tstate *ts, void *func, int n, uint64_t *t)
 {
     for (int i = 0; i < n; i++) {
         uint64_t t0 = *t + 100, t1 = t0 + 1000;
-        trlat_rec_add(ts, func, t0, t1);
+        trlat_rec_add(ts, func, t0, t1, 0, 0);
         *t = t1;
     }
 }
@@ -38,6 +39,86 @@ START_TEST(batches_fold_exactly)
     ck_assert_uint_eq(a->gap.min, 100);
     ck_assert_uint_eq(b->from_driver, 10);
     ck_assert_uint_eq(b->gap.count, 10);
+    trlat_fold_free(f);
+}
+END_TEST
+
+/* Python calls as the hook (pyhook.h's open and close) and the launch path
+ * (launch.c's python_part) record them: every launch carries the call's
+ * site, the first its entry; the return time goes into that record while
+ * it is in the batch, else (folded while the call was open) to the slot. */
+static void python_call(struct trlat_tstate *ts, void *func, int nlaunch, uint64_t *t, int close)
+{
+    struct trlat_pycall saved;
+    trlat_pycall_open(ts, *t, 77, &saved);
+    for (int j = 0; j < nlaunch; j++) {
+        uint64_t t0 = *t + 100, t1 = t0 + 1000;
+        trlat_rec_add(ts, func, t0, t1, j == 0 ? ts->py_t0 : 0, ts->py_site);
+        ts->py_launches++;
+        *t = t1;
+    }
+    if (close)
+        ck_assert_uint_eq(trlat_pycall_close(ts, &saved), nlaunch);
+}
+
+START_TEST(python_calls_fold_exactly)
+{
+    trlat_clock_force_monotonic();
+    struct trlat_tstate *ts = trlat_tstate_get();
+    trlat_names_add((void *)0x4001, "delta");
+    uint64_t t = trlat_mono_ns() - 1000000000; /* the calls return "now", after their launches */
+    unsigned launched = 0;
+    for (int i = 0; i < 600; i++) { /* 2, 1, 1, ...: first launches land on every batch position */
+        python_call(ts, (void *)0x4001, i % 3 == 0 ? 2 : 1, &t, 1);
+        launched += i % 3 == 0 ? 2 : 1;
+    }
+    ck_assert_uint_eq(launched, 800); /* 3 folds of 256, 32 pending */
+    struct trlat_fold *f = trlat_fold_build();
+    struct trlat_kstats *k = trlat_fold_kernel(f, "delta");
+    ck_assert_uint_eq(k->from_driver, 800);
+    ck_assert_uint_eq(k->py.count, 600);
+    ck_assert_uint_eq(k->py.sum, 600 * 100);
+    ck_assert_uint_eq(k->ret.count, 600);
+    ck_assert_uint_ge(k->ret.min, 1);
+    ck_assert_uint_eq(k->nsites, 1);
+    ck_assert_uint_eq(k->sites[0].id, 77);
+    ck_assert_uint_eq(k->sites[0].launches, 800);
+    trlat_fold_free(f);
+    /* a call still open when the report folds: its entry counts, its return not yet */
+    struct trlat_pycall saved = {ts->py_site, ts->py_launches};
+    python_call(ts, (void *)0x4001, 1, &t, 0);
+    f = trlat_fold_build();
+    k = trlat_fold_kernel(f, "delta");
+    ck_assert_uint_eq(k->py.count, 601);
+    ck_assert_uint_eq(k->ret.count, 600);
+    trlat_fold_free(f);
+    trlat_pycall_close(ts, &saved);
+    ck_assert_ptr_null(ts->py_rec);
+}
+END_TEST
+
+/* TRLAT_TIMING=none's records (t0 == 0): counted exactly, at their site,
+ * never timed; a gap is only between two timed launches. */
+START_TEST(untimed_records_count_exactly)
+{
+    trlat_clock_force_monotonic();
+    struct trlat_tstate *ts = trlat_tstate_get();
+    trlat_names_add((void *)0x5001, "epsilon");
+    uint64_t t = 1000000;
+    for (int i = 0; i < 700; i++) /* 2 folds, 188 pending */
+        trlat_rec_add(ts, (void *)0x5001, 0, 0, i % 2 ? 1 : 0, 88);
+    launches(ts, (void *)0x5001, 3, &t);      /* timed: 2 gaps, none from the untimed */
+    trlat_rec_add(ts, (void *)0x5001, 0, 0, 0, 0);
+    launches(ts, (void *)0x5001, 2, &t);      /* 1 gap more */
+    struct trlat_fold *f = trlat_fold_build();
+    struct trlat_kstats *k = trlat_fold_kernel(f, "epsilon");
+    ck_assert_uint_eq(k->from_driver, 706);
+    ck_assert_uint_eq(k->driver.count, 5);
+    ck_assert_uint_eq(k->gap.count, 3);
+    ck_assert_uint_eq(k->gap.max, 100);
+    ck_assert_uint_eq(k->py.count, 0);
+    ck_assert_uint_eq(k->sites[0].id, 88);
+    ck_assert_uint_eq(k->sites[0].launches, 700);
     trlat_fold_free(f);
 }
 END_TEST
@@ -98,6 +179,8 @@ static Suite *suite(void)
     Suite *s = suite_create("tstate");
     TCase *t = tcase_create("records");
     tcase_add_test(t, batches_fold_exactly);
+    tcase_add_test(t, python_calls_fold_exactly);
+    tcase_add_test(t, untimed_records_count_exactly);
     tcase_add_test(t, threads_are_counted_exactly);
     tcase_add_test(t, names_registry);
     tcase_add_test(t, clock_tracks_monotonic);
