@@ -405,6 +405,7 @@ static void load_config(struct ld *ld, const json_t *root, struct cli_report *r)
     r->config.cupti = get_str(ld, v, "cupti", OPT);
     r->config.cupti_reason = get_str(ld, v, "cupti_reason", OPT);
     r->config.fastpath = get_str(ld, v, "fastpath", OPT);
+    r->config.timing = get_str(ld, v, "timing", OPT);
     const json_t *stacks = field(ld, v, "stacks", OPT);
     if (stacks) {
         size_t m2 = push_key(ld, "stacks");

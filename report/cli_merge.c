@@ -365,6 +365,7 @@ static void merge_header(const struct cli_report *const *in, size_t n, struct cl
     COMMON_STR(config.cupti, "mixed");
     COMMON_STR(config.cupti_reason, NULL);
     COMMON_STR(config.fastpath, "mixed");
+    COMMON_STR(config.timing, "mixed");
     free(s);
     out->pid = 0;
     out->clock = in[0]->clock;

@@ -257,6 +257,8 @@ void cli_diagnose(const struct cli_report *r, const struct cli_agg *a, char *buf
         snprintf(buf, len, "No kernel launches were recorded.");
     else if (!isnan(share))
         diagnose_gpu(r, share, buf, len);
+    else if (a->driver.s.count == 0 && r->config.timing && strcmp(r->config.timing, "all") != 0)
+        snprintf(buf, len, "Launches were counted, not timed (TRLAT_TIMING=%s).", r->config.timing);
     else if (a->driver.s.count == 0)
         snprintf(buf, len, "No host launch times were recorded (launches seen only through CUPTI).");
     else
@@ -319,6 +321,8 @@ void cli_describe_config(const struct cli_report *r, char *buf, size_t len)
         append(buf, len, "%sstacks %s", buf[0] ? ", " : "", r->config.stacks ? "on" : "off");
     if (r->config.trace.set)
         append(buf, len, "%strace %llu", buf[0] ? ", " : "", (unsigned long long)r->config.trace.v);
+    if (r->config.timing)
+        append(buf, len, "%stiming %s", buf[0] ? ", " : "", r->config.timing);
     if (!buf[0])
         append(buf, len, "not recorded");
     cli_one_line(buf);

@@ -23,7 +23,7 @@
 
 static const char usage_text[] =
     "usage: trlat run [--fastpath[=verify]] [--cupti=on|off|auto] [--stacks] [--trace=N]\n"
-    "                 [-o PATTERN] -- CMD ARGS...\n"
+    "                 [--timing=all|none] [-o PATTERN] -- CMD ARGS...\n"
     "\n"
     "Runs CMD with libtrlat.so preloaded (found next to trlat, or in ../lib when\n"
     "installed; existing LD_PRELOAD entries are kept), exits with CMD's status\n"
@@ -34,6 +34,7 @@ static const char usage_text[] =
     "  --stacks                native call sites (TRLAT_STACKS=1)\n"
     "  --trace=N               keep the last N launches as events (TRLAT_TRACE=N),\n"
     "                          for 'trlat trace'\n"
+    "  --timing=all|none       none: count launches without timing them (TRLAT_TIMING)\n"
     "  -o, --output PATTERN    report path: %p pid, %r rank, %h host\n"
     "                          (TRLAT_OUTPUT; default trlat-%p.json)\n";
 
@@ -67,7 +68,7 @@ static char *find_library(void)
 /* ---- environment ---- */
 
 struct options {
-    const char *fastpath, *cupti, *stacks, *trace, *output;
+    const char *fastpath, *cupti, *stacks, *trace, *timing, *output;
     char **cmd;
 };
 
@@ -98,6 +99,7 @@ static void apply(const struct options *o)
     set_env("TRLAT_CUPTI", o->cupti);
     set_env("TRLAT_STACKS", o->stacks);
     set_env("TRLAT_TRACE", o->trace);
+    set_env("TRLAT_TIMING", o->timing);
     set_env("TRLAT_OUTPUT", o->output);
     char *lib = find_library();
     set_preload(lib);
@@ -223,10 +225,12 @@ static void parse(int argc, char **argv, struct options *o)
     static const char *const fastpath_env[] = {"1", "1", "verify", "0", "0"};
     static const char *const cupti_words[] = {"on", "off", "auto", "1", "0", NULL};
     static const char *const cupti_env[] = {"1", "0", "auto", "1", "0"};
+    static const char *const timing_words[] = {"all", "none", NULL};
     static const struct option longopts[] = {{"fastpath", optional_argument, NULL, 'f'},
                                              {"cupti", required_argument, NULL, 'c'},
                                              {"stacks", no_argument, NULL, 's'},
                                              {"trace", required_argument, NULL, 't'},
+                                             {"timing", required_argument, NULL, 'm'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -247,6 +251,9 @@ static void parse(int argc, char **argv, struct options *o)
         case 't':
             cli_parse_uint("run", "--trace", optarg, TRLAT_TRACE_MAX);
             o->trace = optarg;
+            break;
+        case 'm':
+            o->timing = timing_words[cli_parse_word("run", "--timing", optarg, timing_words)];
             break;
         case 'o':
             if (!*optarg)

@@ -122,10 +122,13 @@ static json_t *j_origin(const struct cli_origin *o)
 
 static json_t *j_config(const struct cli_report *r)
 {
-    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "cupti", j_str(r->config.cupti), "cupti_reason",
-                     j_str(r->config.cupti_reason), "fastpath", j_str(r->config.fastpath), "stacks",
-                     r->config.stacks < 0 ? json_null() : json_boolean(r->config.stacks), "trace",
-                     j_opt(&r->config.trace));
+    json_t *c = json_pack("{s:o,s:o,s:o,s:o,s:o}", "cupti", j_str(r->config.cupti), "cupti_reason",
+                          j_str(r->config.cupti_reason), "fastpath", j_str(r->config.fastpath), "stacks",
+                          r->config.stacks < 0 ? json_null() : json_boolean(r->config.stacks), "trace",
+                          j_opt(&r->config.trace));
+    if (c && r->config.timing) /* absent where the inputs did not say */
+        json_object_set_new(c, "timing", json_string(r->config.timing));
+    return c;
 }
 
 static json_t *j_totals(const struct cli_report *r)

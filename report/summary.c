@@ -1,4 +1,5 @@
 /* The table trlat prints on stderr at exit (TRLAT_SUMMARY=1). */
+#include "interpose/clock.h"
 #include "report/writer.h"
 
 #include <inttypes.h>
@@ -60,8 +61,13 @@ void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *pat
         starved += f->k[i]->starved_ns;
     }
     char a[32], b[32], c[32], d[32], e[32];
-    fprintf(out, "trlat: %" PRIu64 " launches of %zu kernels in %s; %s in the driver; report: %s\n", launches, f->n,
-            human(wall_ns, a, sizeof a), human(driver, b, sizeof b), path ? path : "(not written)");
+    char drv[48];
+    if (trlat_clk.untimed)
+        snprintf(drv, sizeof drv, "not timed (TRLAT_TIMING=none)");
+    else
+        snprintf(drv, sizeof drv, "%s in the driver", human(driver, b, sizeof b));
+    fprintf(out, "trlat: %" PRIu64 " launches of %zu kernels in %s; %s; report: %s\n", launches, f->n,
+            human(wall_ns, a, sizeof a), drv, path ? path : "(not written)");
     fprintf(out, "trlat: %-32s %10s %10s %10s %10s %10s %10s\n", "kernel (by host time)", "launches", "py->drv",
             "driver", "gap", "gpu", "starved");
     for (size_t i = 0; i < f->n && i < TOP; i++) {

@@ -143,6 +143,7 @@ test_usage_errors() {
     expect_one_line_error usage-run-no-command - "$TRLAT" run --stacks
     expect_one_line_error usage-run-bad-cupti - "$TRLAT" run --cupti=maybe -- true
     expect_one_line_error usage-run-bad-trace - "$TRLAT" run --trace=-1 -- true
+    expect_one_line_error usage-run-bad-timing - "$TRLAT" run --timing=some -- true
     expect_one_line_error missing-file "$tmp/none.json" "$TRLAT" report "$tmp/none.json"
     expect_one_line_error directory-as-file "$tmp" "$TRLAT" report "$tmp"
 }
@@ -495,9 +496,9 @@ test_run() {
         fail run-no-library-says-which "$(head -c 200 "$tmp/err")"
     fi
 
-    out=$(cd "$tmp/work" && "$bt/trlat" run --fastpath=verify --cupti=off --stacks --trace=5 -o 'out-%p.json' -- \
-        sh -c 'echo "$TRLAT_FASTPATH $TRLAT_CUPTI $TRLAT_STACKS $TRLAT_TRACE $TRLAT_OUTPUT"' 2>/dev/null)
-    if [ "$out" = "verify 0 1 5 out-%p.json" ]; then ok run-sets-variables; else
+    out=$(cd "$tmp/work" && "$bt/trlat" run --fastpath=verify --cupti=off --stacks --trace=5 --timing=none -o 'out-%p.json' -- \
+        sh -c 'echo "$TRLAT_FASTPATH $TRLAT_CUPTI $TRLAT_STACKS $TRLAT_TRACE $TRLAT_TIMING $TRLAT_OUTPUT"' 2>/dev/null)
+    if [ "$out" = "verify 0 1 5 none out-%p.json" ]; then ok run-sets-variables; else
         fail run-sets-variables "got '$out'"
     fi
     out=$(cd "$tmp/work" && "$bt/trlat" run --fastpath --cupti=auto -- sh -c 'echo "$TRLAT_FASTPATH $TRLAT_CUPTI"' 2>/dev/null)

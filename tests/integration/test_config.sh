@@ -48,3 +48,10 @@ expect "timing none: CUPTI=1 refused once" "$(grep -c "TRLAT_CUPTI=1 needs launc
 expect "timing none: TRACE refused once" "$(grep -c "TRLAT_TRACE needs launch times" "$WORK/te")" 1
 expect "timing none: CUPTI off, no events, launches counted" \
     "$(rq "$WORK/t3.json" '(r["config"]["cupti"], len(r["events"]), k("direct_kernel")["launches"])')" "('off', 0, 3)"
+# ... and the CLI says so (report, merge of a timed and an untimed report)
+"$B/trlat" report "$WORK/t.json" >"$WORK/tr" 2>&1
+expect "timing none: trlat report names it" "$(grep -c "timing none" "$WORK/tr"):$(grep -c "Launches were counted, not timed (TRLAT_TIMING=none)" "$WORK/tr")" "1:1"
+"$B/trlat" merge "$WORK/t.json" "$WORK/t2.json" -o "$WORK/tm.json" >/dev/null 2>&1
+expect "timing none: a merge with a timed report says mixed" "$(rq "$WORK/tm.json" 'r["config"]["timing"]')" mixed
+TRLAT_SUMMARY=1 TRLAT_TIMING=none TRLAT_OUTPUT="$WORK/t4.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/te"
+expect "timing none: the exit summary says so" "$(grep -c "^trlat: 3 launches of 1 kernels in .*; not timed (TRLAT_TIMING=none); report:" "$WORK/te")" 1
