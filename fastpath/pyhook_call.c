@@ -26,7 +26,6 @@
 
 #include <stddef.h>
 
-
 /* Whether the call had warmup=<true> among its keywords. */
 static int is_warmup(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
