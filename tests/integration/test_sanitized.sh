@@ -29,5 +29,21 @@ for ctx in 0 1; do
         fi
     done
 done
+# The fast path's hits (the stand-in Triton on the fake driver): replays
+# through the launch hooks (with the launch log), through
+# trlat_launch_direct (without), and counted, not timed.
+PROG=$ROOT/tests/fastpath/prog.py
+TRLAT_FASTPATH=0 python3 "$PROG" corpus 4 >"$WORK/plain.out" 2>/dev/null
+for how in log direct untimed; do
+    env $([ $how = log ] && echo TRLAT_FASTPATH_LOG="$WORK/san.log") $([ $how = untimed ] && echo TRLAT_TIMING=none) \
+        TRLAT_FASTPATH=1 TRLAT_OUTPUT="$WORK/san-fp-$how.json" LD_PRELOAD="$ASAN $SAN" python3 "$PROG" corpus 4 \
+        >"$WORK/o" 2>"$WORK/e"; rc=$?
+    if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/e" && cmp -s "$WORK/o" "$WORK/plain.out"; then
+        ok "ASan+UBSan: fast path corpus ($how)"
+    else
+        fail "ASan+UBSan: fast path corpus ($how)" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/e" | tr '\n' ' ')"
+    fi
+    expect "ASan+UBSan: fast path corpus ($how) hit" "$(rq "$WORK/san-fp-$how.json" 'sum(k["fastpath"]["hits"] for k in r["kernels"] if k["fastpath"]) > 100')" True
+done
 n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
 expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes
