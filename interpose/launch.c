@@ -126,7 +126,8 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     uint64_t py_t0, site;
     python_part(ts, &py_t0, &site);
     record(ts, l->func, l->t0, l->t1, l->rc, py_t0, site);
-    record_extra(ts, trlat_kslot_get(ts, l->func), l, has_id, ret);
+    if (ts->slow) /* native sites, trace events */
+        record_extra(ts, trlat_kslot_get(ts, l->func), l, has_id, ret);
     for (int i = n - 1; i >= 0; i--)
         if (hooks[i]->after)
             hooks[i]->after(ts, l);
