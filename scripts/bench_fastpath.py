@@ -6,9 +6,11 @@ alternating blocks, against the raw floor of the same kernel in that
 process (tests/gpu/rawloop.c: the driver's own cuLaunchKernelEx in a C
 loop) or against Triton itself (trlat's wrappers switched off): the
 machine's processes differ by far more than the ratios compared. Per
-kernel, three kinds of process: the hit's (the fast path, Triton, the raw
+kernel, four kinds of process: the hit's (the fast path, Triton, the raw
 floor, CompiledKernel.run by hand, ctypes cuLaunchKernel), the miss's
-(TRLAT_FASTPATH_MEMO=0) and profile-only's (TRLAT_FASTPATH=0). The loops
+(TRLAT_FASTPATH_MEMO=0), profile-only's (TRLAT_FASTPATH=0) and the hit's
+with TRLAT_TIMING=none (launches counted, not timed; reported beside the
+verdict, which is the default's, every launch timed). The loops
 are tritonbench's shape: the launch statement inline in one frame. The
 decode-style loop runs the same way: step time eager, with the fast path,
 and with one CUDA graph per sequence length. --rounds N adds the older
