@@ -283,6 +283,17 @@ done
 norm() { awk '{ n = split($0, f, /[|=]/); o = ""; for (i = 1; i <= n; i++) { v = f[i]
     if (length(v) == 16 && v ~ /^[0-9a-f]+$/ && v != "0000000000000000") { if (!(v in id)) id[v] = "P" (++k); v = id[v] }
     o = o v "|" } print o }' "$WORK/$1.log" >"$WORK/$1.norm"; }
+# CUPTI (the fake libcupti) joins every kernel record to its launch by the
+# launch's driver entry time, replays (trlat_launch_direct) as Triton's own
+PY=${pythons[0]} PROG=$ROOT/tests/fastpath/prog.py
+for fp in 0 1; do
+    TRLAT_CUPTI=1 TRLAT_CUPTI_LIB=$B/tests/fake/libcupti_fake.so TRLAT_FASTPATH=$fp TRLAT_OUTPUT="$WORK/cupti$fp.json" \
+        LD_PRELOAD=$LIB "$PY" "$PROG" corpus 4 >/dev/null 2>&1
+done
+joined='(r["config"]["cupti"], r["totals"]["launches"], r["gpu"]["kernel_records"], r["gpu"]["joined_by_trlat_id"], r["gpu"]["unjoined_records"])'
+expect "CUPTI with replays: every kernel record joined to its launch" "$(fpk cupti1 "$joined")" "$(fpk cupti0 "$joined")"
+expect "CUPTI with replays: the records are the launches" "$(fpk cupti1 'r["gpu"]["joined_by_trlat_id"] == r["totals"]["launches"] > 100 and sum(k["fastpath"]["hits"] for k in r["kernels"] if k["fastpath"]) > 100')" True
+
 if [ -n "${TRLAT_TORCH_PYTHON:-}" ]; then
     PY=$TRLAT_TORCH_PYTHON PROG=$ROOT/tests/fastpath/realtorch.py
     run rtoff 0 main 10
