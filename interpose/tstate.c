@@ -201,20 +201,8 @@ void trlat_tstate_fold(struct trlat_tstate *ts)
         struct trlat_kslot *k = trlat_kslot_get(ts, r->func);
         if (r->site)
             trlat_kslot_add_site(k, r->site, TRLAT_SITE_PYTHON);
-        if (!r->t0) { /* counted, not timed (TRLAT_TIMING=none) */
+        if (!trlat_rec_times(r, &last, &k->driver, &k->gap, &k->py, &k->ret))
             TRLAT_WR(k->untimed, TRLAT_RD(k->untimed) + 1);
-            last = 0;
-            continue;
-        }
-        trlat_stat_add_relaxed(&k->driver, trlat_ticks_ns(r->t1 - r->t0));
-        if (last)
-            trlat_stat_add_relaxed(&k->gap, trlat_ticks_ns(r->t0 - last));
-        last = r->t1;
-        if (r->py_t0)
-            trlat_stat_add_relaxed(&k->py, trlat_ticks_ns(r->t0 - r->py_t0));
-        uint64_t ret = TRLAT_RD(r->ret);
-        if (ret)
-            trlat_stat_add_relaxed(&k->ret, trlat_ticks_ns(ret - r->t1));
     }
     TRLAT_WR(ts->last_exit, last);
     TRLAT_WR(ts->nrec, 0);

@@ -208,6 +208,30 @@ static inline void trlat_stat_add_relaxed(struct trlat_stat *s, uint64_t v)
     TRLAT_WR(s->count, n + 1);
 }
 
+/* What one record's times add to its kernel's statistics, *last being the
+ * thread's previous timed driver exit (0: none; updated). 0 when the record
+ * has no times (TRLAT_TIMING=none: counted only; the next launch has no gap
+ * from it). The thread's fold and the report's reading of records still
+ * pending both go through here. */
+static inline int trlat_rec_times(const struct trlat_rec *r, uint64_t *last, struct trlat_stat *driver,
+                                  struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret)
+{
+    if (!r->t0) {
+        *last = 0;
+        return 0;
+    }
+    trlat_stat_add_relaxed(driver, trlat_ticks_ns(r->t1 - r->t0));
+    if (*last)
+        trlat_stat_add_relaxed(gap, trlat_ticks_ns(r->t0 - *last));
+    *last = r->t1;
+    if (r->py_t0)
+        trlat_stat_add_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0));
+    uint64_t rt = TRLAT_RD(r->ret); /* 0: the call had not returned */
+    if (rt)
+        trlat_stat_add_relaxed(ret, trlat_ticks_ns(rt - r->t1));
+    return 1;
+}
+
 /* A consistent-enough copy of a stat another thread may be writing. */
 void trlat_stat_snapshot(struct trlat_stat *dst, const struct trlat_stat *src);
 

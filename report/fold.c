@@ -142,18 +142,7 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
         k->from_driver++;
         if (recs[i].site)
             trlat_kstats_add_site(k, recs[i].site, TRLAT_SITE_PYTHON, 1);
-        if (!recs[i].t0) { /* counted, not timed (TRLAT_TIMING=none) */
-            last = 0;
-            continue;
-        }
-        trlat_stat_add(&k->driver, trlat_ticks_ns(recs[i].t1 - recs[i].t0));
-        if (last)
-            trlat_stat_add(&k->gap, trlat_ticks_ns(recs[i].t0 - last));
-        last = recs[i].t1;
-        if (recs[i].py_t0)
-            trlat_stat_add(&k->py, trlat_ticks_ns(recs[i].t0 - recs[i].py_t0));
-        if (recs[i].ret) /* 0: the call had not returned */
-            trlat_stat_add(&k->ret, trlat_ticks_ns(recs[i].ret - recs[i].t1));
+        trlat_rec_times(&recs[i], &last, &k->driver, &k->gap, &k->py, &k->ret);
     }
 }
 
