@@ -26,24 +26,24 @@ int fp_capture_begin(struct fp_capture *c)
         return -1;
     c->launches = 0;
     c->ok = 0;
+    if ((c->ts = trlat_tstate_get()))
+        trlat_launch_hooks_want(c->ts, 1); /* this thread's launches through the hook until the end */
     cap_tls = c;
     return 0;
 }
 
 void fp_capture_end(struct fp_capture *c)
 {
-    if (cap_tls == c)
-        cap_tls = NULL;
+    if (cap_tls != c)
+        return;
+    cap_tls = NULL;
+    if (c->ts)
+        trlat_launch_hooks_want(c->ts, -1);
 }
 
 int fp_capturing(void)
 {
     return cap_tls != NULL;
-}
-
-int fp_capture_idle(void)
-{
-    return cap_tls == NULL && log_fd < 0;
 }
 
 /* ---- parameter layouts, cached per function ---- */
@@ -179,7 +179,7 @@ static void hook_after(struct trlat_tstate *ts, struct trlat_launch *l)
         log_launch(l);
 }
 
-static const struct trlat_launch_hooks hooks = {.after = hook_after};
+static struct trlat_launch_hooks hooks = {.after = hook_after};
 
 void fp_capture_install(const char *log_path)
 {
@@ -188,6 +188,7 @@ void fp_capture_install(const char *log_path)
         if (log_fd < 0)
             trlat_log("TRLAT_FASTPATH_LOG=%.200s cannot be opened; no launch log", log_path);
     }
+    hooks.always = log_fd >= 0; /* the log wants every launch; a capture only its thread's */
     if (trlat_launch_add_hooks(&hooks))
         trlat_log("fast path: no room for its launch hook; nothing is memoized");
 }

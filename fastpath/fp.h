@@ -243,7 +243,9 @@ struct fp_pinfo {
  * function); 0 when known, -1 when the driver cannot say. */
 int fp_pinfo_get(CUfunction f, struct fp_pinfo *out);
 
+struct trlat_tstate;
 struct fp_capture {
+    struct trlat_tstate *ts; /* the thread asking for its launches through the hook (NULL: none) */
     uint32_t launches;     /* launches seen since begin */
     int ok;                /* the first launch was copied whole */
     CUfunction func;
@@ -258,9 +260,6 @@ struct fp_capture {
 int fp_capture_begin(struct fp_capture *c);
 void fp_capture_end(struct fp_capture *c);
 int fp_capturing(void);
-/* 1 when the launch hook has nothing to do on this thread: no capture, no
- * TRLAT_FASTPATH_LOG (a replay may then skip it: trlat_launch_direct). */
-int fp_capture_idle(void);
 /* The launch hook's work, exposed for tests: counts and copies one launch. */
 struct trlat_launch;
 void fp_capture_launch(struct fp_capture *c, const struct trlat_launch *l);

@@ -32,7 +32,7 @@ CUresult fp_replay(const struct fp_entry *e, const struct fp_call *c, const unsi
     CUfunction f = e->func;
     /* nothing of e is read past this point: another thread may evict it */
     void *saved = fp_conf.keep_gil ? NULL : PY(PyEval_SaveThread)();
-    CUresult rc = fp_capture_idle() ? trlat_launch_direct(&cfg, f, ptrs) : trlat_launch_ex(&cfg, f, ptrs, NULL);
+    CUresult rc = trlat_launch_ex(&cfg, f, ptrs, NULL);
     if (saved)
         PY(PyEval_RestoreThread)(saved);
     return rc;

@@ -3,12 +3,15 @@
  * the exported symbol (slot 0) and as TRLAT_SLOTS-1 spare wrappers for other
  * pointers cuGetProcAddress hands out (see real.h).
  *
- * The common case costs two TSC reads, the record and two stores of the
+ * The common case costs two TSC reads, the record (with the thread's
+ * Python call, if one is open: its entry and site) and two stores of the
  * driver entry time in the thread's state (ts->cur_t0, for CUPTI's launch
  * callback: set before the driver call, cleared after): the thread's state
  * is a TLS pointer, nothing is allocated or locked, no system call. Anything
- * else (Python call attribution, call sites, trace events, fast-path
- * capture) takes the slow variant, chosen by one test; CUPTI does not. */
+ * else (native call sites, trace events, launch hooks: the fast path's
+ * capture and launch log) takes the slow variant, chosen by one test; CUPTI
+ * does not. The fast path's replays come through here too
+ * (trlat_launch_ex). */
 #include "interpose/launch.h"
 #include "interpose/clock.h"
 #include "interpose/real.h"
@@ -21,6 +24,7 @@
 
 static const struct trlat_launch_hooks *hooks[TRLAT_MAX_HOOKS];
 static _Atomic int nhooks;
+static _Atomic int hooks_always; /* an installed hook set wants every launch */
 
 int trlat_launch_add_hooks(const struct trlat_launch_hooks *h)
 {
@@ -30,6 +34,8 @@ int trlat_launch_add_hooks(const struct trlat_launch_hooks *h)
         return -1;
     hooks[i] = h;
     atomic_store_explicit(&nhooks, i + 1, memory_order_release); /* publishes hooks[i] */
+    if (h->always)
+        atomic_store_explicit(&hooks_always, 1, memory_order_release);
     return 0;
 }
 
@@ -136,8 +142,7 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
 
 static inline int needs_slow(const struct trlat_tstate *ts)
 {
-    return (ts->py_t0 | ts->slow) ||
-           atomic_load_explicit(&nhooks, memory_order_relaxed) != 0;
+    return (ts->slow | ts->hooks_wanted) || atomic_load_explicit(&hooks_always, memory_order_relaxed);
 }
 
 /* One body per ABI. `ret` is the wrapper's return address: the native call
@@ -149,12 +154,14 @@ static inline int needs_slow(const struct trlat_tstate *ts)
         return CALL;                                            \
     if (UNLIKELY(needs_slow(ts)))                               \
         return SLOW_CALL;                                       \
+    uint64_t py_t0, site;                                       \
+    python_part(ts, &py_t0, &site);                             \
     uint64_t t0 = trlat_stamp();                                \
     ts->cur_t0 = t0;                                            \
     CUresult rc = CALL;                                         \
     ts->cur_t0 = 0;                                             \
     uint64_t t1 = trlat_stamp();                                \
-    record(ts, FUNC, t0, t1, rc, 0, 0);                         \
+    record(ts, FUNC, t0, t1, rc, py_t0, site);                  \
     return rc
 
 static __attribute__((noinline)) CUresult
@@ -225,23 +232,6 @@ launch_coop(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, un
 CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
 {
     return launch_kernel_ex(TRLAT_FN_cuLaunchKernelEx, 0, __builtin_return_address(0), config, f, params, extra);
-}
-
-CUresult trlat_launch_direct(const CUlaunchConfig *config, CUfunction f, void **params)
-{
-    pfn_cuLaunchKernelEx real = (pfn_cuLaunchKernelEx)trlat_real_get(TRLAT_FN_cuLaunchKernelEx, 0);
-    struct trlat_tstate *ts = trlat_tls;
-    if (UNLIKELY(!real || !ts || ts->slow)) /* no thread state yet, native sites, trace events */
-        return trlat_launch_ex(config, f, params, NULL);
-    uint64_t py_t0, site;
-    python_part(ts, &py_t0, &site);
-    uint64_t t0 = trlat_stamp();
-    ts->cur_t0 = t0;
-    CUresult rc = real(config, f, params, NULL);
-    ts->cur_t0 = 0;
-    uint64_t t1 = trlat_stamp();
-    record(ts, f, t0, t1, rc, py_t0, site);
-    return rc;
 }
 
 #define LK_PARAMS                                                                                           \

@@ -99,6 +99,9 @@ struct trlat_tstate {
     /* Non-zero when every launch on this thread takes the slow variant
      * (native sites, trace events). */
     uint32_t slow;
+    /* Non-zero while the thread wants its launches through the launch hooks
+     * (interpose/launch.h: trlat_launch_hooks_want). */
+    uint32_t hooks_wanted;
     _Atomic uint64_t rec_gen; /* odd while a fold rewrites recs (seqlock for the report) */
     /* The launch this thread is making: its driver entry time (ticks),
      * stored just before the driver is called and cleared when it returns

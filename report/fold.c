@@ -175,7 +175,8 @@ static int by_host_time(const void *a, const void *b)
 
 void trlat_fold_sort(struct trlat_fold *f)
 {
-    qsort(f->k, f->n, sizeof *f->k, by_host_time);
+    if (f->n) /* none: f->k is NULL, which qsort may not be given */
+        qsort(f->k, f->n, sizeof *f->k, by_host_time);
     free(f->index); /* positions changed */
     f->index = NULL;
     f->index_cap = 0;

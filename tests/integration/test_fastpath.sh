@@ -57,7 +57,7 @@ for PY in "${pythons[@]}"; do
     expect "py$v nothing on stderr" "$(cat "$WORK/on.err" "$WORK/ver.err")" ""
 
     # Without TRLAT_FASTPATH_LOG the launch hook is idle and a replay takes
-    # trlat_launch_direct (launch.h): the same launches, each recorded with
+    # the wrapper's common variant (launch.c): the same launches, each recorded with
     # its Python call; with TRLAT_TIMING=none counted, not timed.
     for t in direct untimed; do
         env $([ $t = untimed ] && echo TRLAT_TIMING=none) TRLAT_FASTPATH=1 TRLAT_OUTPUT="$WORK/$t.json" \
@@ -284,7 +284,7 @@ norm() { awk '{ n = split($0, f, /[|=]/); o = ""; for (i = 1; i <= n; i++) { v =
     if (length(v) == 16 && v ~ /^[0-9a-f]+$/ && v != "0000000000000000") { if (!(v in id)) id[v] = "P" (++k); v = id[v] }
     o = o v "|" } print o }' "$WORK/$1.log" >"$WORK/$1.norm"; }
 # CUPTI (the fake libcupti) joins every kernel record to its launch by the
-# launch's driver entry time, replays (trlat_launch_direct) as Triton's own
+# launch's driver entry time, replays (the wrapper's common variant) as Triton's own
 PY=${pythons[0]} PROG=$ROOT/tests/fastpath/prog.py
 for fp in 0 1; do
     TRLAT_CUPTI=1 TRLAT_CUPTI_LIB=$B/tests/fake/libcupti_fake.so TRLAT_FASTPATH=$fp TRLAT_OUTPUT="$WORK/cupti$fp.json" \

@@ -31,7 +31,7 @@ for ctx in 0 1; do
 done
 # The fast path's hits (the stand-in Triton on the fake driver): replays
 # through the launch hooks (with the launch log), through
-# trlat_launch_direct (without), and counted, not timed.
+# the wrapper's common variant (without), and counted, not timed.
 PROG=$ROOT/tests/fastpath/prog.py
 TRLAT_FASTPATH=0 python3 "$PROG" corpus 4 >"$WORK/plain.out" 2>/dev/null
 for how in log direct untimed; do

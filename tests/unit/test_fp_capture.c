@@ -184,6 +184,31 @@ START_TEST(hook_captures_and_logs_real_launches)
 }
 END_TEST
 
+/* Without a launch log the hook is called only while its thread captures
+ * (trlat_launch_hooks_want): the capture still sees the launch. */
+START_TEST(hook_captures_without_a_log)
+{
+    load_fake();
+    fp_capture_install(NULL);
+    CUfunction f = kernel("cap_nolog");
+    struct args a;
+    args_init(&a);
+    CUlaunchConfig cfg = {.gridDimX = 5, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1};
+    static struct fp_capture c;
+    ck_assert_int_eq(fp_capture_begin(&c), 0);
+    ck_assert_ptr_nonnull(c.ts);
+    ck_assert_uint_eq(c.ts->hooks_wanted, 1);
+    ck_assert_int_eq(trlat_launch_ex(&cfg, f, a.p, NULL), CUDA_SUCCESS);
+    fp_capture_end(&c);
+    ck_assert_uint_eq(c.ts->hooks_wanted, 0);
+    ck_assert_uint_eq(c.launches, 1);
+    ck_assert(c.ok);
+    ck_assert_uint_eq(c.cfg.gridDimX, 5);
+    ck_assert_int_eq(trlat_launch_ex(&cfg, f, a.p, NULL), CUDA_SUCCESS);
+    ck_assert_uint_eq(c.launches, 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("fastpath capture");
@@ -191,6 +216,7 @@ static Suite *suite(void)
     tcase_add_test(t, one_launch_is_copied_whole);
     tcase_add_test(t, zero_two_or_foreign_launches_give_no_block);
     tcase_add_test(t, hook_captures_and_logs_real_launches);
+    tcase_add_test(t, hook_captures_without_a_log);
     suite_add_tcase(s, t);
     return s;
 }
