@@ -179,7 +179,7 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
      * never reaches it: the entry time and the caller's site. */
     struct trlat_tstate *ts = trlat_tstate_get();
     int outer = ts && !ts->py_t0;
-    struct trlat_pycall saved;
+    struct trlat_pycall saved = {0, 0}; /* set when outer (LTO at -O1 cannot tell) */
     uint64_t t0 = 0, site = 0;
     if (outer) {
         t0 = trlat_py_stamp();

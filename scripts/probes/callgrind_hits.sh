@@ -11,7 +11,7 @@ lib=${TRLAT_LIB:-$PWD/build/libtrlat.so} # another build to compare
 for p in "hit_nop_with_args 20000 20100" "hit_nop0 20000 20100" "decode_fake 200 4000"; do
     set -- $p
     out=$(mktemp)
-    LD_PRELOAD=$lib valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect=launcher_call \
+    LD_PRELOAD=$lib valgrind --tool=callgrind --callgrind-out-file="$out" '--toggle-collect=launcher_call*' \
         "$py" "scripts/probes/$1.py" "$2" 1 >/dev/null 2>&1
     ir=$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
     rm -f "$out"
