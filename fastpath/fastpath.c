@@ -415,6 +415,12 @@ void trlat_fastpath_after(void *state, PyObject *result)
     free(st);
 }
 
+int trlat_fastpath_prekeyed(PyObject *jitfn)
+{
+    const struct fp_prekey *pk = fp_prekey_tls;
+    return pk && pk->jitfn == jitfn;
+}
+
 int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site)
 {
     struct fp_prekey *pk = fp_prekey_tls;

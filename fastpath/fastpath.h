@@ -25,4 +25,8 @@ void trlat_fastpath_after(void *state, PyObject *result);
  * 1; else 0. With the GIL held. */
 int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site);
 
+/* Whether this run() call comes from that launcher, which keyed it: then
+ * trlat_fastpath_before needs neither args nor kwargs (NULL, NULL). */
+int trlat_fastpath_prekeyed(PyObject *jitfn);
+
 #endif

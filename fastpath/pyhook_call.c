@@ -81,12 +81,14 @@ static PyObject *vectorcall(PyObject *fn, PyObject *const *args, Py_ssize_t narg
 }
 
 /* JITFunction.run through the launch memo: (self, args tuple, kwargs dict)
- * as fastpath.h says. Falls back to Triton when the memo has no answer. */
+ * as fastpath.h says. Falls back to Triton when the memo has no answer. A
+ * call from the memo's kernel[grid] launcher was keyed there: its arguments
+ * are not packed again (a tuple and a dict per miss). */
 static PyObject *run_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *tuple, *kw, *r = NULL;
+    PyObject *tuple = NULL, *kw = NULL, *r = NULL;
     void *state = NULL;
-    int ok = pack(args, 1, nargs, kwnames, &tuple, &kw) == 0;
+    int ok = trlat_fastpath_prekeyed(args[0]) || pack(args, 1, nargs, kwnames, &tuple, &kw) == 0;
     if (ok)
         r = trlat_fastpath_before(args[0], tuple, kw, &state);
     if (!r && PY(PyErr_Occurred)())
