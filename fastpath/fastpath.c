@@ -355,15 +355,21 @@ static int ready(void)
     return 1;
 }
 
+int trlat_fastpath_prekeyed(PyObject *jitfn)
+{
+    const struct fp_prekey *pk = fp_prekey_tls;
+    return pk && pk->jitfn == jitfn;
+}
+
 PyObject *trlat_fastpath_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state)
 {
     *state = NULL;
     if (!ready())
         return NULL;
-    struct fp_prekey *pk = fp_prekey_tls;
-    if (pk && pk->jitfn == jitfn) {
+    if (trlat_fastpath_prekeyed(jitfn)) {
         /* kernel[grid](...) through the C __getitem__, which keyed the call
          * and found no entry: capture it (or it counted a fallback) */
+        struct fp_prekey *pk = fp_prekey_tls;
         fp_prekey_tls = NULL;
         if (pk->call)
             *state = fp_begin_capture(pk->call);
@@ -415,16 +421,10 @@ void trlat_fastpath_after(void *state, PyObject *result)
     free(st);
 }
 
-int trlat_fastpath_prekeyed(PyObject *jitfn)
-{
-    const struct fp_prekey *pk = fp_prekey_tls;
-    return pk && pk->jitfn == jitfn;
-}
-
 int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site)
 {
-    struct fp_prekey *pk = fp_prekey_tls;
-    if (!pk || pk->jitfn != jitfn || !pk->t0)
+    const struct fp_prekey *pk = fp_prekey_tls;
+    if (!trlat_fastpath_prekeyed(jitfn) || !pk->t0)
         return 0;
     *t0 = pk->t0;
     *site = pk->site;
