@@ -33,6 +33,7 @@ struct fp_pyenv {
     PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
     int torch_layout_known;    /* torch 2.11: tensor_direct.c knows its structs */
     int long_compact;          /* CPython 3.12/3.13 ints: fp_small_int reads them */
+    int tuple_direct;          /* CPython 3.9-3.13 tuples: fp_tuple_items reads them */
     int idict;                 /* fp_no_instance_attrs' words: 0 unknown, 1: word -3, 2: words -3 and -4 */
     int inline_values_flag;    /* 3.13: Py_TPFLAGS_INLINE_VALUES puts attributes after the object */
     /* interned attribute names */
@@ -65,22 +66,32 @@ struct fp_param {
 /* What one argument put in the key (args.c key_param), kept per call and,
  * for the layout's last hit, in the layout (lastcall.c). */
 struct fp_argkey {
-    PyObject *obj;   /* lastcall.c: a non-tensor argument, held (an exact int, float, bool, str or None) */
     PyObject *dtype; /* tensors: the dtype keyed (borrowed: torch's dtypes live as long as torch) */
     int8_t wi;       /* index of its want, -1 if it has none */
     uint8_t tag;     /* FP_T_* of its key word (0: a constexpr or annotated value, keyed exactly) */
     uint8_t spec, flags; /* ints: FP_S_* and div16; tensors: is_cuda | div16 << 1 */
 };
 #define FP_LAST_N 4 /* hits kept per layout for the shortcut (lastcall.c) */
+struct fp_lten {         /* a tensor argument of a last hit, as its match checks it */
+    PyObject *dtype;     /* borrowed, as fp_argkey's */
+    uint16_t j;          /* the argument */
+    int8_t wi;           /* its want */
+    uint8_t flags;       /* is_cuda | div16 << 1, as keyed */
+    uint8_t align;       /* div16 is keyed: neither do_not_specialize nor ..._on_alignment */
+    uint8_t annotated;   /* the pointer is keyed too */
+};
 struct fp_last {
     struct fp_entry *e; /* NULL: none */
     uint64_t gen, epoch; /* fp_memo.gen and fpy.epoch when saved */
     long device;
-    unsigned nwant;
+    unsigned nwant, nten;
     uint32_t used;       /* the layout's last_tick when last taken or saved */
     uint32_t saves;      /* bumped by each save into this slot */
-    struct fp_want *want;  /* L->n of each, in the layout's last_mem */
+    /* L->n of each (nten used of ten), in the layout's last_mem */
+    PyObject **obj;      /* the non-tensor arguments, held (exact ints, floats, bools, strs, None); NULL at tensors */
+    struct fp_want *want;
     struct fp_argkey *a;
+    struct fp_lten *ten;
 };
 struct fp_layout {
     PyObject *jitfn;          /* held: the table never drops a function */
@@ -232,6 +243,15 @@ static inline int fp_small_int(PyObject *v, long long *x)
     uint32_t digit = *(const uint32_t *)((const char *)v + 24);
     *x = (1 - (long long)(tag & 3)) * (long long)digit; /* sign: 0 +, 1 zero, 2 - */
     return 1;
+}
+/* An exact tuple's items and length read from the object: NULL where its
+ * layout is not known (the caller uses PyTuple_GetItem). */
+static inline PyObject *const *fp_tuple_items(PyObject *t, Py_ssize_t *n)
+{
+    if (!fpy.tuple_direct)
+        return NULL;
+    *n = ((const Py_ssize_t *)t)[2];     /* ob_size */
+    return (PyObject *const *)t + 3;     /* ob_item */
 }
 /* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
  * torch's structs (0), or -1: read them through the getters, then hand the

@@ -124,6 +124,35 @@ static int long_layout_known(unsigned long ver)
     return ok;
 }
 
+/* fp_tuple_items' layout: PyTupleObject is PyObject_VAR_HEAD then ob_item
+ * up to 3.13 (3.14 puts a cached hash before the items), checked on a
+ * probe tuple. */
+static int tuple_layout_known(unsigned long ver)
+{
+    if ((ver >> 16) < 0x0309 || (ver >> 16) > 0x030d)
+        return 0;
+    PyObject *a = PY(PyLong_FromLong)(1000), *b = PY(PyLong_FromLong)(2000);
+    PyObject *t = a && b ? PY(PyTuple_New)(2) : NULL;
+    int ok = 0;
+    if (t) {
+        PY(Py_IncRef)(a);
+        PY(Py_IncRef)(b);
+        PY(PyTuple_SetItem)(t, 0, a);
+        PY(PyTuple_SetItem)(t, 1, b);
+        fpy.tuple_direct = 1;
+        Py_ssize_t n;
+        PyObject *const *items = fp_tuple_items(t, &n);
+        ok = n == 2 && items[0] == a && items[1] == b;
+        fpy.tuple_direct = 0;
+    }
+    trlat_py_drop(t);
+    trlat_py_drop(a);
+    trlat_py_drop(b);
+    if (PY(PyErr_Occurred)())
+        PY(PyErr_Clear)();
+    return ok;
+}
+
 /* Where an object of a heap class with a managed dict keeps its dict
  * (fp_no_instance_attrs): by version, checked on a probe object of a new
  * class, whose __dict__ once made must be the word at -3 (and, on 3.11,
@@ -280,6 +309,7 @@ int fp_py_init(void)
     fpy.epoch = 1;
     fpy.next_layout_id = 1;
     fpy.long_compact = long_layout_known(ver);
+    fpy.tuple_direct = tuple_layout_known(ver);
     fpy.idict = managed_dict_words(ver);
     if (fp_conf.debug)
         trlat_log("fast path: a tensor's own attributes (a data_ptr shadowing torch's) are %s",

@@ -49,6 +49,63 @@ static void launcher_dealloc(PyObject *self)
     PY(Py_DecRef)(tp); /* instances of heap types hold their type */
 }
 
+/* A launcher is handed out again where kernel[grid] runs in a loop with a
+ * tuple grid something else holds (a code constant, a variable): kept here,
+ * it is reused once Python has dropped it (its reference count back to
+ * ours), instead of made and freed per call. A temporary grid (a tuple
+ * built per call, held by nothing else) or a grid function is never kept:
+ * holding it would keep what it holds alive. The GIL guards the table. */
+#define KEEP_N 8
+static struct fp_launcher *kept[KEEP_N];
+static unsigned kept_next;
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "refcount's low word");
+/* The low 32 bits of ob_refcnt (GIL builds, 3.9-3.14): the count of a
+ * mortal object; an immortal one reads huge. */
+static inline uint32_t refs_of(const void *o)
+{
+    return *(const uint32_t *)o;
+}
+
+static struct fp_launcher *kept_find(PyObject *jitfn, PyObject *grid, int *busy)
+{
+    *busy = 0;
+    for (unsigned i = 0; i < KEEP_N; i++) {
+        struct fp_launcher *l = kept[i];
+        if (l && l->jitfn == jitfn && l->grid == grid) {
+            if (refs_of(l) == 1)
+                return l;
+            *busy = 1; /* the program holds it (f = kernel[grid]) */
+        }
+    }
+    return NULL;
+}
+
+/* A grid worth keeping: a tuple of exact ints (holding it holds nothing
+ * else) that something besides this call holds. */
+static int keepable(PyObject *grid)
+{
+    if (refs_of(grid) < 2)
+        return 0;
+    Py_ssize_t n = PY(PyTuple_Size)(grid);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PY(PyTuple_GetItem)(grid, i);
+        if (!x || FP_TYPE(x) != fpy.t_long)
+            return 0;
+    }
+    return n > 0;
+}
+
+static void kept_add(struct fp_launcher *l)
+{
+    struct fp_launcher *old = kept[kept_next];
+    PY(Py_IncRef)((PyObject *)l);
+    kept[kept_next] = l;
+    kept_next = (kept_next + 1) % KEEP_N;
+    if (old)
+        PY(Py_DecRef)((PyObject *)old); /* launcher_dealloc: a tuple of ints, a JITFunction the layouts hold */
+}
+
 /* The original: KernelInterface.__getitem__(jitfn, grid)(*args, **kwargs). */
 static PyObject *via_lambda(struct fp_launcher *l, PyObject *grid, PyObject *const *args, size_t nargsf,
                             PyObject *kwnames)
@@ -241,7 +298,15 @@ static PyObject *getitem(PyObject *self, PyObject *grid)
         PyObject *a[2] = {self, grid};
         return PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
     }
+    int keep = 0, busy;
     struct fp_launcher *l;
+    if (FP_TYPE(grid) == fpy.t_tuple) {
+        if ((l = kept_find(self, grid, &busy))) {
+            PY(Py_IncRef)((PyObject *)l);
+            return (PyObject *)l;
+        }
+        keep = !busy && keepable(grid);
+    }
     if (nfree) {
         l = free_list[--nfree];
         PY(_Py_NewReference)((PyObject *)l); /* a reference count of 1, as a new object's */
@@ -253,6 +318,8 @@ static PyObject *getitem(PyObject *self, PyObject *grid)
     PY(Py_IncRef)(grid);
     l->jitfn = self;
     l->grid = grid;
+    if (keep)
+        kept_add(l);
     return (PyObject *)l;
 }
 

@@ -31,23 +31,30 @@ _Static_assert(FP_MAX_ARGS <= 64, "struct fp_call's tensor bits");
 
 static void drop_objs(struct fp_last *s, unsigned n)
 {
-    for (unsigned j = 0; s->a && j < n; j++)
-        if (s->a[j].obj) {
-            PY(Py_DecRef)(s->a[j].obj); /* exact immutable types: no Python code runs */
-            s->a[j].obj = NULL;
+    for (unsigned j = 0; s->obj && j < n; j++)
+        if (s->obj[j]) {
+            PY(Py_DecRef)(s->obj[j]); /* exact immutable types: no Python code runs */
+            s->obj[j] = NULL;
         }
 }
 
 void fp_last_init(struct fp_layout *L)
 {
-    size_t n = L->n ? L->n : 1, per = n * (sizeof(struct fp_want) + sizeof(struct fp_argkey));
+    size_t n = L->n ? L->n : 1;
+    size_t per = n * (sizeof(PyObject *) + sizeof(struct fp_want) + sizeof(struct fp_argkey) + sizeof(struct fp_lten));
     char *m = calloc(FP_LAST_N, per);
     if (!m)
         return; /* no shortcut: every call keys in full */
     L->last_mem = m;
-    for (unsigned k = 0; k < FP_LAST_N; k++, m += per) {
+    for (unsigned k = 0; k < FP_LAST_N; k++) { /* each array 8-byte aligned: the sizes are multiples of 8 */
+        L->last[k].obj = (PyObject **)(void *)m;
+        m += n * sizeof(PyObject *);
         L->last[k].want = (struct fp_want *)(void *)m;
-        L->last[k].a = (struct fp_argkey *)(void *)(m + n * sizeof(struct fp_want));
+        m += n * sizeof(struct fp_want);
+        L->last[k].a = (struct fp_argkey *)(void *)m;
+        m += n * sizeof(struct fp_argkey);
+        L->last[k].ten = (struct fp_lten *)(void *)m;
+        m += n * sizeof(struct fp_lten);
     }
 }
 
@@ -99,9 +106,16 @@ void fp_last_save(struct fp_call *c, struct fp_entry *e)
         if (c->ak[j].tag != FP_T_TENSOR)
             PY(Py_IncRef)(c->vals[j]);
     drop_objs(s, L->n);
+    s->nten = 0;
     for (unsigned j = 0; j < L->n; j++) {
-        s->a[j] = c->ak[j];
-        s->a[j].obj = c->ak[j].tag == FP_T_TENSOR ? NULL : c->vals[j];
+        const struct fp_argkey *a = &c->ak[j];
+        s->a[j] = *a;
+        s->obj[j] = a->tag == FP_T_TENSOR ? NULL : c->vals[j];
+        if (a->tag == FP_T_TENSOR) {
+            const struct fp_param *P = &L->p[j];
+            s->ten[s->nten++] = (struct fp_lten){a->dtype, (uint16_t)j, a->wi, a->flags, !P->dns && !P->dnsa,
+                                                 P->annotated};
+        }
     }
     memcpy(s->want, c->want, c->nwant * sizeof c->want[0]);
     s->nwant = c->nwant;
@@ -114,17 +128,17 @@ void fp_last_save(struct fp_call *c, struct fp_entry *e)
     L->last_mru = (uint8_t)k;
 }
 
-/* A different non-tensor object for argument j: 1 when it keys as the
- * slot's did (its want's value written), 0 when not. */
-static int same_class(struct fp_call *c, unsigned j, PyObject *v, const struct fp_argkey *a)
+/* A different non-tensor object v for argument j (the slot's: was): 1
+ * when it keys as the slot's did (its want's value written), 0 when not. */
+static int same_class(struct fp_call *c, unsigned j, PyObject *v, PyObject *was, const struct fp_argkey *a)
 {
     const struct fp_param *P = &c->L->p[j];
     void *t = FP_TYPE(v);
     if (P->constexpr_ || P->annotated) { /* keyed by value: an int of the same value keys the same */
         uint64_t b, ob;
         int u, ou;
-        return t == fpy.t_long && FP_TYPE(a->obj) == fpy.t_long && fp_read_int(v, &b, &u) == 0 &&
-               fp_read_int(a->obj, &ob, &ou) == 0 && b == ob && u == ou;
+        return t == fpy.t_long && FP_TYPE(was) == fpy.t_long && fp_read_int(v, &b, &u) == 0 &&
+               fp_read_int(was, &ob, &ou) == 0 && b == ob && u == ou;
     }
     struct fp_want *w = a->wi >= 0 ? &c->want[a->wi] : NULL; /* none for an int 1 (FP_S_CONST) */
     if (a->tag == FP_T_INT && t == fpy.t_long) {
@@ -181,45 +195,38 @@ static int match(struct fp_call *c, struct fp_last *s)
         memcpy(c->want, s->want, s->nwant * sizeof c->want[0]);
     c->nwant = s->nwant;
     uint8_t changed[FP_MAX_ARGS];
-    unsigned nchanged = 0, ntensors = 0;
-    /* the non-tensors first: comparing them runs no Python code */
-    for (unsigned j = 0; j < L->n; j++) {
-        const struct fp_argkey *a = &s->a[j];
-        PyObject *v = c->vals[j];
-        if (a->tag == FP_T_TENSOR) {
-            ntensors++;
-        } else if (v != a->obj) {
-            if (!same_class(c, j, v, a))
-                return 0;
-            changed[nchanged++] = (uint8_t)j;
-        }
-    }
-    int read = ntensors != 0;
-    for (unsigned j = 0; ntensors && j < L->n; j++) {
-        const struct fp_argkey *a = &s->a[j];
-        if (a->tag != FP_T_TENSOR)
+    unsigned nchanged = 0;
+    /* the non-tensors first: comparing them runs no Python code. Most are
+     * the same objects as last time: one compare each (a tensor's is NULL) */
+    PyObject *const *vals = c->vals, *const *was = s->obj;
+    for (unsigned j = 0, n = L->n; j < n; j++) {
+        if (__builtin_expect(vals[j] == was[j], 1) || !was[j])
             continue;
-        ntensors--;
-        const struct fp_param *P = &L->p[j];
+        if (!same_class(c, j, vals[j], was[j], &s->a[j]))
+            return 0;
+        changed[nchanged++] = (uint8_t)j;
+    }
+    for (unsigned t = 0; t < s->nten; t++) {
+        const struct fp_lten *T = &s->ten[t];
         PyObject *dtype;
         int cuda;
         uint64_t ptr;
-        if (tensor(c, j, &dtype, &cuda, &ptr))
+        if (tensor(c, T->j, &dtype, &cuda, &ptr))
             return 0;
-        int d16 = !P->dns && !P->dnsa && (ptr & 15) == 0;
-        struct fp_want *w = &c->want[a->wi];
-        if (dtype != a->dtype || a->flags != (cuda | d16 << 1) || (P->annotated && ptr != w->val))
+        int d16 = T->align && (ptr & 15) == 0;
+        struct fp_want *w = &c->want[T->wi];
+        if (dtype != T->dtype || T->flags != (cuda | d16 << 1) || (T->annotated && ptr != w->val))
             return 0;
         w->val = ptr;
     }
     /* a getter may have run Python code (a launch, a knob set): still the same? */
-    if (read && (s->e != e || s->saves != saves || s->gen != fp_memo.gen || s->epoch != fpy.epoch))
+    if (s->nten && (s->e != e || s->saves != saves || s->gen != fp_memo.gen || s->epoch != fpy.epoch))
         return 0;
     for (unsigned i = 0; i < nchanged; i++) { /* the new values, held and kept as last time's were */
         unsigned j = changed[i];
-        PY(Py_IncRef)(c->vals[j]);
-        PY(Py_DecRef)(s->a[j].obj);
-        s->a[j].obj = c->vals[j];
+        PY(Py_IncRef)(vals[j]);
+        PY(Py_DecRef)(s->obj[j]);
+        s->obj[j] = vals[j];
         if (s->a[j].wi >= 0)
             s->want[s->a[j].wi].val = c->want[s->a[j].wi].val;
     }

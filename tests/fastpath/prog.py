@@ -574,6 +574,35 @@ def subclass():
     print("subclass done")
 
 
+def launchers():
+    # kernel[grid] objects handed out again for held tuple grids (getitem.c
+    # keeps 8): more (kernel, grid) pairs than it keeps, a launcher the
+    # program holds and calls between them (never handed out twice), grids
+    # built per call, and a grid function nothing may keep alive
+    import gc
+    import weakref
+    x = torch.empty(4096)
+    add_kernel[(1, )](x, x, x, 64, BLOCK=64)  # the C __getitem__ is installed by the first call
+    grids = [(i + 1, ) for i in range(10)]
+    held = add_kernel[grids[0]]
+    print("held launcher handed out again:", add_kernel[grids[0]] is held)
+    for r in range(N):
+        for i, g in enumerate(grids):
+            if i % 3 == 2:
+                nop_kernel[g]()
+            else:
+                add_kernel[g](x, x, x, 64 + i, BLOCK=64)
+            held(x, x, x, 32 + r, BLOCK=64)
+        add_kernel[(r % 3 + 1, )](x, x, x, 16, BLOCK=64)
+    f = lambda meta: (2, )  # noqa: E731
+    ref = weakref.ref(f)
+    add_kernel[f](x, x, x, 64, BLOCK=64)
+    del f
+    gc.collect()
+    print("grid function freed:", ref() is None)
+    print("launchers done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

@@ -206,6 +206,13 @@ for PY in "${pythons[@]}"; do
     expect "py$v function loaded again: launches of each, hits after, verify agrees" \
         "$(grep -c 'launch add_kernel_reloaded ' "$WORK/rlon.log"):$(total rlon hits):$(reason rlver verify_mismatch)" "5:8:0"
 
+    # kernel[grid] launchers handed out again for held tuple grids
+    run lnoff 0 launchers 20
+    run lnon 1 launchers 20
+    same "py$v launchers kept" lnoff lnon
+    expect "py$v launchers kept: a held one not handed out, grid function freed, hits" \
+        "$(grep -c 'again: False\|freed: True' "$WORK/lnon.out"):$(( $(total lnon hits) > 300 ))" "2:1"
+
     # subclasses of JITFunction: Triton's path (counted "class"); one with
     # its own __getitem__ is called through it
     run suboff 0 subclass 0
