@@ -250,8 +250,8 @@ static inline PyObject *const *fp_tuple_items(PyObject *t, Py_ssize_t *n)
 {
     if (!fpy.tuple_direct)
         return NULL;
-    *n = ((const Py_ssize_t *)t)[2];     /* ob_size */
-    return (PyObject *const *)t + 3;     /* ob_item */
+    *n = trlat_py_size(t);
+    return (PyObject *const *)t + 3; /* ob_item */
 }
 /* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
  * torch's structs (0), or -1: read them through the getters, then hand the

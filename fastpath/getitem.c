@@ -82,11 +82,9 @@ static struct fp_launcher *kept_find(PyObject *jitfn, PyObject *grid, int *busy)
 }
 
 /* A grid worth keeping: a tuple of exact ints (holding it holds nothing
- * else) that something besides this call holds. */
+ * else). */
 static int keepable(PyObject *grid)
 {
-    if (refs_of(grid) < 2)
-        return 0;
     Py_ssize_t n = PY(PyTuple_Size)(grid);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x = PY(PyTuple_GetItem)(grid, i);
@@ -300,7 +298,9 @@ static PyObject *getitem(PyObject *self, PyObject *grid)
     }
     int keep = 0, busy;
     struct fp_launcher *l;
-    if (FP_TYPE(grid) == fpy.t_tuple) {
+    /* a tuple only this call holds (built for it) is not in the table: a
+     * kept launcher holds its grid; nor is it worth keeping */
+    if (FP_TYPE(grid) == fpy.t_tuple && refs_of(grid) >= 2) {
         if ((l = kept_find(self, grid, &busy))) {
             PY(Py_IncRef)((PyObject *)l);
             return (PyObject *)l;

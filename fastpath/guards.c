@@ -14,14 +14,6 @@
  * globals are checked on every call: they change without a dict event. */
 #include "fastpath/fp_py.h"
 
-/* The length of an exact list (PyVarObject.ob_size) or dict (ma_used): the
- * word after the object head in CPython 3.9+ (non-debug builds, as
- * trlat_pyhead), read on every call without a call into libpython. */
-static inline Py_ssize_t len_of(PyObject *o)
-{
-    return ((const Py_ssize_t *)o)[2];
-}
-
 static struct {
     uint64_t epoch;
     int reason;              /* + 1, 0 if none */
@@ -200,7 +192,7 @@ static int run_is_hooked(struct fp_layout *L)
 
 static int globals_unchanged(PyObject *ugv)
 {
-    if (len_of(ugv) == 0) /* an exact dict (layout_read) */
+    if (trlat_py_size(ugv) == 0) /* an exact dict (layout_read) */
         return 1;
     Py_ssize_t pos = 0;
     PyObject *k, *v;
@@ -248,9 +240,9 @@ int fp_guards(struct fp_layout *L, int getitem)
         return L->greason;
     if (getitem && !L->run_hooked)
         return FP_R_CLASS + 1;
-    if (len_of(L->prh) != 0) /* exact lists (layout_read, hook_state) */
+    if (trlat_py_size(L->prh) != 0) /* exact lists (layout_read, hook_state) */
         return FP_R_PRE_RUN_HOOKS + 1;
-    if ((K.enter_calls && len_of(K.enter_calls) != 0) || (K.exit_calls && len_of(K.exit_calls) != 0))
+    if ((K.enter_calls && trlat_py_size(K.enter_calls) != 0) || (K.exit_calls && trlat_py_size(K.exit_calls) != 0))
         return FP_R_LAUNCH_HOOKS + 1;
     if (!globals_unchanged(L->ugv))
         return FP_R_GLOBALS + 1;

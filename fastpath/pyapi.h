@@ -40,6 +40,13 @@ struct trlat_pyhead {
     Py_ssize_t refcnt;
     void *type;
 };
+/* The word after the head: an exact tuple's or list's length
+ * (PyVarObject.ob_size), an exact dict's (ma_used); read without a call
+ * into libpython. */
+static inline Py_ssize_t trlat_py_size(PyObject *o)
+{
+    return ((const Py_ssize_t *)(void *)o)[2];
+}
 
 /* Making a type (stable ABI: object.h, descrobject.h, typeslots.h). */
 struct py_slot {

@@ -66,15 +66,13 @@ static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint6
 static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct trlat_pycall *saved)
 {
     uint32_t n = ts->py_launches;
-    if (ts->py_rec) {
-        uint64_t now = trlat_stamp();
-        if (now)
+    if (ts->py_rec || ts->py_k) {
+        uint64_t now = trlat_stamp(); /* 0: untimed, nothing to write */
+        if (now && ts->py_rec)
             TRLAT_WR(ts->py_rec->ret, now);
-        ts->py_rec = NULL;
-    } else if (ts->py_k) {
-        uint64_t now = trlat_stamp();
-        if (now)
+        else if (now)
             trlat_stat_add_relaxed(&ts->py_k->ret, trlat_ticks_ns(now - ts->py_t1));
+        ts->py_rec = NULL;
         ts->py_k = NULL;
     }
     ts->py_t0 = 0;
