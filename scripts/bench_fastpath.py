@@ -219,7 +219,8 @@ def child(kernel, mode, n, pairs=0):
             raw = raw_loop(k.function, gx, block, sh, stream.cuda_stream, params)
             if raw:
                 arms["raw"] = (None, raw)
-            if os.environ.get("TRLAT_FASTPATH", "0") != "0":  # the hit's run: the table's other rows
+            if os.environ.get("TRLAT_FASTPATH", "0") != "0" and os.environ.get("TRLAT_CUPTI") != "1":
+                # the hit's run: the table's other rows
                 for which in ("compiled_run", "ctypes"):
                     arms[which] = (None, other_loop(which))
                 # the Python-level floor, called with the launch statement's arguments
@@ -475,6 +476,8 @@ def main():
     ap.add_argument("--ab-pairs", type=int, default=10, help="on/off block pairs per A/B process")
     ap.add_argument("--ab-block", type=int, default=2000, help="calls per A/B block")
     ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset of %s" % (KERNELS,))
+    ap.add_argument("--cupti-rounds", type=int, default=1, help="of the A/B rounds, how many also run the hit with "
+                    "CUPTI on (0: none)")
     a = ap.parse_args()
     kernels = [k for k in a.kernels.split(",") if k in KERNELS]
     me = os.path.abspath(__file__)
@@ -513,10 +516,16 @@ def main():
     runs = (("hit", {"TRLAT_FASTPATH": "1"}), ("miss", {"TRLAT_FASTPATH": "1", "TRLAT_FASTPATH_MEMO": "0"}),
             ("profile", {"TRLAT_FASTPATH": "0"}),
             # the hit with launches counted, not timed (no clock read in trlat)
-            ("untimed", {"TRLAT_FASTPATH": "1", "TRLAT_TIMING": "none"}))
+            ("untimed", {"TRLAT_FASTPATH": "1", "TRLAT_TIMING": "none"}),
+            # the hit with CUPTI on (TRLAT_CUPTI's default, auto, turns it on where libcupti loads):
+            # every launch of the process pays CUPTI's callback and activity record, the raw loop's too
+            ("cupti", {"TRLAT_FASTPATH": "1", "TRLAT_CUPTI": "1"}))
+    ns = {}  # ns per launch of an arm, by (kernel, run, arm): absolute, for rows across processes
     for r in range(a.ab_rounds):
         for kname in kernels:
             for what, env in runs:
+                if what == "cupti" and r >= a.cupti_rounds:
+                    continue
                 d = measure([sys.executable, me, "--child", kname, "ab", str(a.ab_block), str(a.ab_pairs)], env, True)
                 if not d:
                     continue
@@ -526,12 +535,16 @@ def main():
                                 "pyc_device/raw": ("pyc_device", "raw"), "hit/pyc_device": ("on", "pyc_device")},
                         "miss": {"miss/triton": ("on", "off")},
                         "untimed": {"untimed/raw": ("on", "raw"), "untimed/pyc_device": ("on", "pyc_device")},
+                        "cupti": {"cupti/raw": ("on", "raw"), "cupti/triton": ("on", "off")},
                         "profile": {"profile/triton": ("on", "off"), "profile/raw": ("on", "raw"),
                                     "triton/raw": ("off", "raw")}}[what]
                 for row, (num, den) in rows.items():
                     if num in d and den in d:
                         ab.setdefault((kname, row), []).append(ratio(d, num, den))
-                if "raw" in d:
+                for arm in ("on", "raw"):
+                    if arm in d:
+                        ns.setdefault((kname, what, arm), []).append(statistics.median(d[arm]))
+                if "raw" in d and what != "cupti":
                     floor.setdefault(kname, []).append(statistics.median(d["raw"]))
     if ab:
         print("\nin-process (%d processes per kernel and run x %d block pairs x %d calls): ratio to the raw floor "
@@ -556,6 +569,14 @@ def main():
             row_line(label, [cell(k, row) for k in kernels])
         row_line("hit / Python floor (device)", [cell(k, "hit/pyc_device") for k in kernels])
         row_line("hit, TIMING=none / Python floor", [cell(k, "untimed/pyc_device") for k in kernels])
+        if any(k[1] == "cupti" for k in ns):
+            # CUPTI cannot be switched per block: its rows compare processes (tens of percent apart)
+            row_line("hit, CUPTI on: ns per launch", ["%.0f" % med(ns.get((k, "cupti", "on"), [])) for k in kernels])
+            row_line("  raw loop, CUPTI on: ns", ["%.0f" % med(ns.get((k, "cupti", "raw"), [])) for k in kernels])
+            row_line("  hit, CUPTI on / raw, CUPTI off", ["%.2fx" % (med(ns.get((k, "cupti", "on"), [])) /
+                                                                   med(floor.get(k, [float("nan")])))
+                                                         for k in kernels])
+            row_line("  hit / Triton, both CUPTI on", [cell(k, "cupti/triton") for k in kernels])
         print("against Triton in the same process:")
         for label, row in (("trlat fast path miss", "miss/triton"), ("trlat fast path hit", "hit/triton"),
                            ("trlat profile-only", "profile/triton")):
@@ -583,10 +604,14 @@ def main():
         if untimed:  # reported beside the verdict, not part of it: the default times every launch
             print("TABLE fastpath %-14s hit with TRLAT_TIMING=none %.2fx raw in-process (target %.1fx)  %s" %
                   (kname, med(untimed), TARGET[kname], "meets it" if med(untimed) <= TARGET[kname] else "misses it"))
+        cup = ns.get((kname, "cupti", "on"))
+        if cup and floor.get(kname):  # what TRLAT_CUPTI's default (auto) costs a hit where CUPTI loads
+            print("TABLE fastpath %-14s hit with CUPTI on %.0f ns, %.2fx the raw loop without it (across processes)" %
+                  (kname, med(cup), med(cup) / med(floor[kname])))
     if not a.skip_decode:
         # one process per round, the arms interleaved in it
         rows = []
-        for r in range(max(2, a.rounds // 2)):
+        for r in range(max(a.ab_rounds, 2, a.rounds // 2)):
             d = measure([sys.executable, me, "--decode", "ab", str(a.steps)], {"TRLAT_FASTPATH": "1"}, True)
             if d:
                 rows.append({k: statistics.median(v) for k, v in d.items()})
@@ -605,7 +630,7 @@ def main():
         print("TABLE fastpath decode: eager %.1f us, fastpath %.1f us, graphs %.1f us per step; gap closed %.1f%% "
               "(target 75%%) %s" % (e, f, g, closed, "PASS" if good else "FAIL"))
         urows = []  # the same with TRLAT_TIMING=none, reported beside the verdict
-        for r in range(max(2, a.rounds // 2)):
+        for r in range(max(a.ab_rounds, 2, a.rounds // 2)):
             d = measure([sys.executable, me, "--decode", "ab", str(a.steps)],
                         {"TRLAT_FASTPATH": "1", "TRLAT_TIMING": "none"}, True)
             if d:

@@ -5,4 +5,4 @@
 # cross-process reference table, about 4.5 more minutes).
 # shellcheck disable=SC2086
 exec python3 "$(dirname "$0")/../../scripts/bench_fastpath.py" \
-    ${BENCH_FASTPATH_ARGS:---rounds 0 --n 8000 --steps 100 --ab-rounds 2 --ab-pairs 8 --ab-block 2000}
+    ${BENCH_FASTPATH_ARGS:---rounds 0 --n 8000 --steps 100 --ab-rounds 3 --ab-pairs 8 --ab-block 2000}
