@@ -63,6 +63,24 @@ EXPORT CUfunction fake_cuda_function(const char *name)
     return f;
 }
 
+/* FAKE_CUDA_EVICT_KB=N: each launch writes a line in every 64 bytes of an
+ * N KB buffer, pushing the caller's lines out of the caches as the real
+ * driver's ~4 us launch does (a probe's setting: scripts/probes/coldlines.sh
+ * counts the lines a fast-path hit then misses). */
+static void evict(void)
+{
+    static long kb = -1;
+    static volatile char *buf;
+    if (kb < 0) {
+        const char *s = getenv("FAKE_CUDA_EVICT_KB");
+        long k = s ? atol(s) : 0;
+        buf = k > 0 ? malloc((size_t)k * 1024) : NULL;
+        kb = buf ? k : 0;
+    }
+    for (long i = 0; i < kb * 1024; i += 64)
+        buf[i]++;
+}
+
 static CUresult launch_result(void)
 {
     static long ns = -1;
@@ -77,6 +95,7 @@ static CUresult launch_result(void)
             clock_gettime(CLOCK_MONOTONIC, &b);
         while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
     }
+    evict();
     const char *r = getenv("FAKE_CUDA_RESULT");
     return r ? (CUresult)atoi(r) : CUDA_SUCCESS;
 }
