@@ -57,6 +57,7 @@ static struct option options[TRLAT_OPT_COUNT] = {
 };
 
 static const char *output_template, *fastpath_log;
+static const char *cupti_off_why; /* why the configuration turned CUPTI off, or NULL */
 
 static int parse(const struct option *o, const char *s, long *out)
 {
@@ -105,6 +106,7 @@ void trlat_config_load(void)
             trlat_log("%s=%.64s is not valid (expected %s); using %s", o->name, s, o->accepted,
                       default_name(o, buf, sizeof buf));
     }
+    cupti_off_why = NULL;
     if (options[TRLAT_OPT_TIMING].value == TRLAT_TIMING_NONE) {
         /* CUPTI's records join launches by their driver entry time, and a
          * trace event is a timed launch: neither has one to go by */
@@ -114,11 +116,24 @@ void trlat_config_load(void)
             trlat_log("TRLAT_TRACE needs launch times; with TRLAT_TIMING=none no events are kept");
         options[TRLAT_OPT_CUPTI].value = TRLAT_CUPTI_OFF;
         options[TRLAT_OPT_TRACE].value = 0;
+        cupti_off_why = "TRLAT_TIMING=none: launches are not timed, and CUPTI's records join them by their driver entry "
+                        "time";
+    } else if (options[TRLAT_OPT_CUPTI].value == TRLAT_CUPTI_AUTO && options[TRLAT_OPT_FASTPATH].value == TRLAT_FASTPATH_ON) {
+        /* CUPTI's callback and kernel record cost each launch of the
+         * process 0.3-2.5 us on the GPU machine (docs/BENCHMARKS.md,
+         * session 12): as much as a replay itself. Asked for, it runs. */
+        options[TRLAT_OPT_CUPTI].value = TRLAT_CUPTI_OFF;
+        cupti_off_why = "TRLAT_FASTPATH=1: CUPTI would add 0.3-2.5 us to every launch; TRLAT_CUPTI=1 turns it on";
     }
     const char *out = getenv("TRLAT_OUTPUT");
     output_template = (out && *out) ? out : "trlat-%p.json";
     const char *log = getenv("TRLAT_FASTPATH_LOG");
     fastpath_log = (log && *log) ? log : NULL;
+}
+
+const char *trlat_config_cupti_off_why(void)
+{
+    return cupti_off_why;
 }
 
 const char *trlat_config_fastpath_log(void)

@@ -43,6 +43,9 @@ void trlat_config_load(void);
 long trlat_config(enum trlat_opt opt);
 /* TRLAT_OUTPUT, or the default template. */
 const char *trlat_config_output(void);
+/* Why the configuration turned CUPTI off (TRLAT_TIMING=none; auto under
+ * TRLAT_FASTPATH=1), or NULL. */
+const char *trlat_config_cupti_off_why(void);
 /* TRLAT_FASTPATH_LOG, or NULL. */
 const char *trlat_config_fastpath_log(void);
 /* Name of a value for the report's config object ("on", "auto", ...). */

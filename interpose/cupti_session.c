@@ -77,8 +77,8 @@ const char *trlat_cupti_state(void)
 
 const char *trlat_cupti_reason(void)
 {
-    if (state == ST_OFF && trlat_config(TRLAT_OPT_TIMING) == TRLAT_TIMING_NONE)
-        return "TRLAT_TIMING=none: launches are not timed, and CUPTI's records join them by their driver entry time";
+    if (state == ST_OFF)
+        return trlat_config_cupti_off_why();
     return state == ST_UNAVAILABLE ? reason : NULL;
 }
 

@@ -55,3 +55,24 @@ expect "timing none: trlat report names it" "$(grep -c "timing none" "$WORK/tr")
 expect "timing none: a merge with a timed report says mixed" "$(rq "$WORK/tm.json" 'r["config"]["timing"]')" mixed
 TRLAT_SUMMARY=1 TRLAT_TIMING=none TRLAT_OUTPUT="$WORK/t4.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/te"
 expect "timing none: the exit summary says so" "$(grep -c "^trlat: 3 launches of 1 kernels in .*; not timed (TRLAT_TIMING=none); report:" "$WORK/te")" 1
+
+# TRLAT_CUPTI's default (auto) leaves CUPTI off under TRLAT_FASTPATH=1: its
+# callback and kernel record would cost each launch as much as a replay.
+# Asked for (TRLAT_CUPTI=1), or under verify mode, it runs; the report and
+# `trlat report` say why it is off. (lib.sh sets TRLAT_CUPTI=0: unset here.)
+FAKE_CUPTI=$B/tests/fake/libcupti_fake.so
+cupti_case() { # NAME EXPECTED ENV...
+    local name=$1 want=$2; shift 2
+    env -u TRLAT_CUPTI "$@" TRLAT_CUPTI_LIB="$FAKE_CUPTI" TRLAT_OUTPUT="$WORK/fc-$name.json" LD_PRELOAD=$LIB \
+        "$BIN/launcher" direct 3 \
+        >/dev/null 2>"$WORK/fc-$name.err"
+    expect "fast path and CUPTI: $name" "$(rq "$WORK/fc-$name.json" '(r["config"]["cupti"], (r["config"]["cupti_reason"] or "")[:17], r["config"]["fastpath"], k("direct_kernel")["launches"])')" "$want"
+    expect "fast path and CUPTI: $name, nothing on stderr" "$(wc -l <"$WORK/fc-$name.err")" 0
+}
+cupti_case auto-fastpath-1 "('off', 'TRLAT_FASTPATH=1:', 'on', 3)" TRLAT_FASTPATH=1
+cupti_case asked-fastpath-1 "('on', '', 'on', 3)" TRLAT_FASTPATH=1 TRLAT_CUPTI=1
+cupti_case auto-verify "('on', '', 'verify', 3)" TRLAT_FASTPATH=verify
+cupti_case auto-no-fastpath "('on', '', 'off', 3)"
+cupti_case off-fastpath-1 "('off', '', 'on', 3)" TRLAT_FASTPATH=1 TRLAT_CUPTI=0
+"$B/trlat" report "$WORK/fc-auto-fastpath-1.json" >"$WORK/fcr" 2>&1
+expect "fast path and CUPTI: trlat report says why it is off" "$(grep -c "cupti off (TRLAT_FASTPATH=1: CUPTI would add" "$WORK/fcr")" 1
