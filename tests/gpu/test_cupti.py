@@ -221,7 +221,25 @@ if os.path.exists(mini):
 else:
     print(f"INFO skipped stand-aside test: no {mini} (make build/tests/gpu/libcupti_min.so)")
 
-# 7. Clean ends.
+# 7. The fast path: TRLAT_CUPTI's default (auto) stays off under TRLAT_FASTPATH=1
+# (CUPTI costs every launch as much as a replay); asked for, every replay's
+# kernel record joins its launch.
+out, err, rc, rep = wl("tiny", env={"TRLAT_CUPTI": "auto", "TRLAT_FASTPATH": "1"})
+k = kernel(rep, "tiny_kernel") or {}
+hits = (k.get("fastpath") or {}).get("hits", 0)
+check("fast path, TRLAT_CUPTI=auto: CUPTI off, the report says why, calls replayed",
+      rc == 0 and rep and rep["config"]["cupti"] == "off" and
+      (rep["config"]["cupti_reason"] or "").startswith("TRLAT_FASTPATH=1") and hits > 4000,
+      f"rc={rc} {rep and rep['config']} hits={hits} {err[-300:]}")
+out, err, rc, rep = wl("tiny", env={"TRLAT_CUPTI": "1", "TRLAT_FASTPATH": "1"})
+k = (kernel(rep, "tiny_kernel") or {}) if cupti_on("fast path, TRLAT_CUPTI=1", rep, err) else {}
+hits, g = (k.get("fastpath") or {}).get("hits", 0), (rep or {}).get("gpu") or {}
+check("fast path, TRLAT_CUPTI=1: replays have their GPU times, every record joined",
+      hits > 4000 and (k.get("gpu_ns") or {}).get("count") == k.get("launches") and
+      g.get("unjoined_records") == 0 and g.get("dropped_records") == 0,
+      f"hits={hits} launches={k.get('launches')} gpu={(k.get('gpu_ns') or {}).get('count')} {g}")
+
+# 8. Clean ends.
 out, err, rc, rep = wl("idle", timeout=120)
 check("never launched: exits 0 without hanging", rc == 0 and "idle_done=1" in out, f"rc={rc} {err[-300:]}")
 try:
