@@ -118,7 +118,8 @@ void trlat_config_load(void)
         options[TRLAT_OPT_TRACE].value = 0;
         cupti_off_why = "TRLAT_TIMING=none: launches are not timed, and CUPTI's records join them by their driver entry "
                         "time";
-    } else if (options[TRLAT_OPT_CUPTI].value == TRLAT_CUPTI_AUTO && options[TRLAT_OPT_FASTPATH].value == TRLAT_FASTPATH_ON) {
+    } else if (options[TRLAT_OPT_CUPTI].value == TRLAT_CUPTI_AUTO &&
+               options[TRLAT_OPT_FASTPATH].value == TRLAT_FASTPATH_ON) {
         /* CUPTI's callback and kernel record cost each launch of the
          * process 0.3-2.5 us on the GPU machine (docs/BENCHMARKS.md,
          * session 12): as much as a replay itself. Asked for, it runs. */

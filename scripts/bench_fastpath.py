@@ -517,8 +517,8 @@ def main():
             ("profile", {"TRLAT_FASTPATH": "0"}),
             # the hit with launches counted, not timed (no clock read in trlat)
             ("untimed", {"TRLAT_FASTPATH": "1", "TRLAT_TIMING": "none"}),
-            # the hit with CUPTI on (TRLAT_CUPTI's default, auto, turns it on where libcupti loads):
-            # every launch of the process pays CUPTI's callback and activity record, the raw loop's too
+            # the hit with CUPTI on (TRLAT_CUPTI=1: under the fast path auto leaves it off): every
+            # launch of the process pays CUPTI's callback and activity record, the raw loop's too
             ("cupti", {"TRLAT_FASTPATH": "1", "TRLAT_CUPTI": "1"}))
     ns = {}  # ns per launch of an arm, by (kernel, run, arm): absolute, for rows across processes
     for r in range(a.ab_rounds):
@@ -605,7 +605,7 @@ def main():
             print("TABLE fastpath %-14s hit with TRLAT_TIMING=none %.2fx raw in-process (target %.1fx)  %s" %
                   (kname, med(untimed), TARGET[kname], "meets it" if med(untimed) <= TARGET[kname] else "misses it"))
         cup = ns.get((kname, "cupti", "on"))
-        if cup and floor.get(kname):  # what TRLAT_CUPTI's default (auto) costs a hit where CUPTI loads
+        if cup and floor.get(kname):  # what asking for CUPTI (TRLAT_CUPTI=1) costs a hit
             print("TABLE fastpath %-14s hit with CUPTI on %.0f ns, %.2fx the raw loop without it (across processes)" %
                   (kname, med(cup), med(cup) / med(floor[kname])))
     if not a.skip_decode:
