@@ -13,29 +13,31 @@
 #define FP_PY_NE 3 /* Py_NE */
 
 struct fp_pyenv {
+    /* what a hit reads, first: two cache lines (fpy is aligned to one) */
     int ready;                 /* 1: usable; -1: the fast path is off for this process */
     int watchers;              /* dict/type watchers bump epoch (3.12+) */
-    int dict_wid, type_wid;
     uint64_t epoch;            /* changes whenever a watched dict or type changes */
-    uint64_t next_layout_id;
-    /* types and singletons */
-    void *t_long, *t_float, *t_bool, *t_str, *t_tuple, *t_list, *t_dict;
-    void *t_tensor, *t_param, *t_hookchain;
-    void *t_function, *t_cell;  /* NULL when not found: grid functions are then always called */
-    void *t_getset, *t_methdescr, *generic_getattr; /* PyGetSetDescr_Type, PyMethodDescr_Type,
-                                                      PyObject_GenericGetAttr (args.c) */
-    PyObject *o_true, *o_false, *o_none, *o_empty; /* o_empty: inspect.Parameter.empty */
-    PyObject *exc_type;
-    /* Triton 3.6 and torch */
     PyObject *jit_cls;         /* triton.runtime.jit.JITFunction */
-    PyObject *jit_run;         /* JITFunction.run as found when the memo started (the hook's wrapper) */
-    PyObject *knobs_mod, *compute_cache_key, *driver_cfg;
-    PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
-    int torch_layout_known;    /* torch 2.11: tensor_direct.c knows its structs */
+    void *t_tuple, *t_tensor, *t_param, *t_long, *t_float, *t_bool;
+    PyObject *o_true, *o_false, *o_none;
     int long_compact;          /* CPython 3.12/3.13 ints: fp_small_int reads them */
     int tuple_direct;          /* CPython 3.9-3.13 tuples: fp_tuple_items reads them */
     int idict;                 /* fp_no_instance_attrs' words: 0 unknown, 1: word -3, 2: words -3 and -4 */
     int inline_values_flag;    /* 3.13: Py_TPFLAGS_INLINE_VALUES puts attributes after the object */
+    /* the rest */
+    int dict_wid, type_wid;
+    uint64_t next_layout_id;
+    void *t_str, *t_list, *t_dict, *t_hookchain;
+    void *t_function, *t_cell;  /* NULL when not found: grid functions are then always called */
+    void *t_getset, *t_methdescr, *generic_getattr; /* PyGetSetDescr_Type, PyMethodDescr_Type,
+                                                      PyObject_GenericGetAttr (args.c) */
+    PyObject *o_empty;         /* inspect.Parameter.empty */
+    PyObject *exc_type;
+    /* Triton 3.6 and torch */
+    PyObject *jit_run;         /* JITFunction.run as found when the memo started (the hook's wrapper) */
+    PyObject *knobs_mod, *compute_cache_key, *driver_cfg;
+    PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
+    int torch_layout_known;    /* torch 2.11: tensor_direct.c knows its structs */
     /* interned attribute names */
     PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
         *s_is_const, *s_dns, *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks,

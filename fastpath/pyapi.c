@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-struct trlat_pyapi trlat_py;
+struct trlat_pyapi trlat_py __attribute__((aligned(64))); /* the first eight: a hit's (pyapi.h) */
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_int ok;

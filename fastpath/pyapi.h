@@ -79,6 +79,15 @@ struct py_member {
 #define PY_READONLY 1
 
 #define TRLAT_PYAPI(X)                                                                                 \
+    /* a fast-path hit's calls first, in one cache line (trlat_py is aligned to one) */               \
+    X(1, void, Py_IncRef, (PyObject *))                                                               \
+    X(1, void, Py_DecRef, (PyObject *))                                                               \
+    X(1, PyObject *, PyErr_Occurred, (void))                                                          \
+    X(1, PyObject *, PyEval_GetFrame, (void))             /* borrowed */                              \
+    X(1, PyObject *, PyFrame_GetCode, (PyObject *))                                                   \
+    X(0, int, PyFrame_GetLasti, (PyObject *))             /* 3.11+ */                                 \
+    X(0, void *, PyEval_SaveThread, (void))               /* PyThreadState * */                       \
+    X(0, void, PyEval_RestoreThread, (void *))                                                        \
     /* interpreter and GIL */                                                                         \
     X(1, int, Py_IsInitialized, (void))                                                               \
     X(0, int, _Py_IsFinalizing, (void))                   /* up to 3.12 */                             \
@@ -117,19 +126,13 @@ struct py_member {
     X(1, PyObject *, PyUnicode_FromString, (const char *))                                            \
     X(1, int, PyUnicode_CompareWithASCIIString, (PyObject *, const char *))                           \
     /* references and errors */                                                                       \
-    X(1, void, Py_IncRef, (PyObject *))                                                               \
-    X(1, void, Py_DecRef, (PyObject *))                                                               \
-    X(1, PyObject *, PyErr_Occurred, (void))                                                          \
     X(1, void, PyErr_Clear, (void))                                                                   \
     X(1, void, PyErr_Fetch, (PyObject **, PyObject **, PyObject **))                                  \
     X(1, void, PyErr_Restore, (PyObject *, PyObject *, PyObject *))                                   \
     X(1, void, PyErr_SetString, (PyObject *, const char *))                                           \
     /* frames (3.9+: PyFrame_GetCode/GetBack return new references) */                                \
-    X(1, PyObject *, PyEval_GetFrame, (void))             /* borrowed */                               \
-    X(1, PyObject *, PyFrame_GetCode, (PyObject *))                                                   \
     X(1, PyObject *, PyFrame_GetBack, (PyObject *))                                                   \
     X(1, int, PyFrame_GetLineNumber, (PyObject *))                                                    \
-    X(0, int, PyFrame_GetLasti, (PyObject *))             /* 3.11+ */                                  \
     /* running trlat's own Python file */                                                             \
     X(1, PyObject *, Py_CompileString, (const char *, const char *, int))                             \
     X(1, PyObject *, PyEval_EvalCode, (PyObject *, PyObject *, PyObject *))                           \
@@ -153,8 +156,6 @@ struct py_member {
     X(0, const char *, PyUnicode_AsUTF8AndSize, (PyObject *, Py_ssize_t *))                           \
     X(0, PyObject *, PyUnicode_InternFromString, (const char *))                                      \
     X(0, int, PyUnicode_Compare, (PyObject *, PyObject *))                                            \
-    X(0, void *, PyEval_SaveThread, (void))               /* PyThreadState * */                       \
-    X(0, void, PyEval_RestoreThread, (void *))                                                        \
     X(0, PyObject *, PyType_FromSpec, (void *))           /* PyType_Spec * */                         \
     X(0, PyObject *, PyDescr_NewMethod, (PyObject *, struct trlat_pymethoddef *))                     \
     X(0, void, PyObject_Free, (void *))                                                               \
