@@ -21,7 +21,7 @@ struct fp_pyenv {
     void *t_tuple, *t_tensor, *t_param, *t_long, *t_float, *t_bool;
     PyObject *o_true, *o_false, *o_none;
     int long_compact;          /* CPython 3.12/3.13 ints: fp_small_int reads them */
-    int tuple_direct;          /* CPython 3.9-3.13 tuples: fp_tuple_items reads them */
+    int tuple_direct;          /* CPython 3.9-3.13 tuples: fp_tuple_len/get read them */
     int idict;                 /* fp_no_instance_attrs' words: 0 unknown, 1: word -3, 2: words -3 and -4 */
     int inline_values_flag;    /* 3.13: Py_TPFLAGS_INLINE_VALUES puts attributes after the object */
     /* the rest */
@@ -246,14 +246,15 @@ static inline int fp_small_int(PyObject *v, long long *x)
     *x = (1 - (long long)(tag & 3)) * (long long)digit; /* sign: 0 +, 1 zero, 2 - */
     return 1;
 }
-/* An exact tuple's items and length read from the object: NULL where its
- * layout is not known (the caller uses PyTuple_GetItem). */
-static inline PyObject *const *fp_tuple_items(PyObject *t, Py_ssize_t *n)
+/* An exact tuple's length and item i (borrowed): read from the object
+ * where its layout is known (fpy.tuple_direct), else through the C API. */
+static inline Py_ssize_t fp_tuple_len(PyObject *t)
 {
-    if (!fpy.tuple_direct)
-        return NULL;
-    *n = trlat_py_size(t);
-    return (PyObject *const *)t + 3; /* ob_item */
+    return fpy.tuple_direct ? trlat_py_size(t) : PY(PyTuple_Size)(t);
+}
+static inline PyObject *fp_tuple_get(PyObject *t, Py_ssize_t i)
+{
+    return fpy.tuple_direct ? ((PyObject *const *)t)[3 + i] /* ob_item */ : PY(PyTuple_GetItem)(t, i);
 }
 /* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
  * torch's structs (0), or -1: read them through the getters, then hand the

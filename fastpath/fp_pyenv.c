@@ -124,7 +124,7 @@ static int long_layout_known(unsigned long ver)
     return ok;
 }
 
-/* fp_tuple_items' layout: PyTupleObject is PyObject_VAR_HEAD then ob_item
+/* fp_tuple_len/get's layout: PyTupleObject is PyObject_VAR_HEAD then ob_item
  * up to 3.13 (3.14 puts a cached hash before the items), checked on a
  * probe tuple. */
 static int tuple_layout_known(unsigned long ver)
@@ -140,9 +140,7 @@ static int tuple_layout_known(unsigned long ver)
         PY(PyTuple_SetItem)(t, 0, a);
         PY(PyTuple_SetItem)(t, 1, b);
         fpy.tuple_direct = 1;
-        Py_ssize_t n;
-        PyObject *const *items = fp_tuple_items(t, &n);
-        ok = n == 2 && items[0] == a && items[1] == b;
+        ok = fp_tuple_len(t) == 2 && fp_tuple_get(t, 0) == a && fp_tuple_get(t, 1) == b;
         fpy.tuple_direct = 0;
     }
     trlat_py_drop(t);

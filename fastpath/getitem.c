@@ -85,9 +85,9 @@ static struct fp_launcher *kept_find(PyObject *jitfn, PyObject *grid, int *busy)
  * else). */
 static int keepable(PyObject *grid)
 {
-    Py_ssize_t n = PY(PyTuple_Size)(grid);
+    Py_ssize_t n = fp_tuple_len(grid);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *x = PY(PyTuple_GetItem)(grid, i);
+        PyObject *x = fp_tuple_get(grid, i);
         if (!x || FP_TYPE(x) != fpy.t_long)
             return 0;
     }

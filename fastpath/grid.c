@@ -13,17 +13,14 @@ static int parse(PyObject *seq, unsigned g[3])
     void *t = FP_TYPE(seq);
     if (t != fpy.t_tuple && t != fpy.t_list)
         return -1;
-    Py_ssize_t n;
-    PyObject *const *items = t == fpy.t_tuple ? fp_tuple_items(seq, &n) : NULL;
-    if (!items)
-        n = t == fpy.t_tuple ? PY(PyTuple_Size)(seq) : PY(PyList_Size)(seq);
+    Py_ssize_t n = t == fpy.t_tuple ? fp_tuple_len(seq) : PY(PyList_Size)(seq);
     if (n < 1 || n > 3)
         return -1;
     int64_t prod = 1;
     for (Py_ssize_t i = 0; i < 3; i++) {
         long long v = 1;
         if (i < n) {
-            PyObject *o = items ? items[i] : t == fpy.t_tuple ? PY(PyTuple_GetItem)(seq, i) : PY(PyList_GetItem)(seq, i);
+            PyObject *o = t == fpy.t_tuple ? fp_tuple_get(seq, i) : PY(PyList_GetItem)(seq, i);
             if (!o || FP_TYPE(o) != fpy.t_long)
                 return -1;
             int ovf = 0;
