@@ -1,12 +1,15 @@
-# D1 misses (reads and writes) per call from a callgrind --cache-sim=yes
-# profile, by module and by function: scripts/probes/coldlines.sh.
-#   python3 scripts/probes/coldlines_report.py CALLGRIND_OUT CALLS [TOP]
+# D1 misses (reads and writes; with "code", I1 misses) per call from a
+# callgrind --cache-sim=yes profile, by module and by function:
+# scripts/probes/coldlines.sh.
+#   python3 scripts/probes/coldlines_report.py CALLGRIND_OUT CALLS [TOP [code]]
 import collections
 import re
 import subprocess
 import sys
 
-out = subprocess.run(["callgrind_annotate", "--show=Ir,D1mr,D1mw", "--sort=D1mr", "--threshold=100", "--auto=no",
+code = len(sys.argv) > 4 and sys.argv[4] == "code"
+show = "Ir,I1mr,ILmr" if code else "Ir,D1mr,D1mw"
+out = subprocess.run(["callgrind_annotate", "--show=" + show, "--sort=" + show.split(",")[1], "--threshold=100", "--auto=no",
                       sys.argv[1]], capture_output=True, text=True).stdout
 calls = float(sys.argv[2])
 top = int(sys.argv[3]) if len(sys.argv) > 3 else 25
@@ -23,6 +26,8 @@ for line in out.splitlines():
     if not m or "PROGRAM TOTALS" in line:
         continue
     _, r, w, name = m.groups()
+    if code:
+        w = "0"  # ILmr: misses in the last level too, already among I1mr
     if "fake_cuda.c" in name or "getenv" in name:  # the fake driver's sweep and its per-launch getenv
         continue
     obj = name.rsplit("[", 1)[1] if name.endswith("]") else name  # inlined code: its source file only
@@ -31,7 +36,8 @@ for line in out.splitlines():
     v = (count(r) + count(w)) / calls
     mods[mod] += v
     fns.append((v, mod, name[:110]))
-print("cold lines per call: %s, total %.1f" % (", ".join("%s %.1f" % kv for kv in mods.most_common()),
-                                               sum(mods.values())))
+print("cold %s lines per call: %s, total %.1f" % ("code" if code else "data",
+                                                ", ".join("%s %.1f" % kv for kv in mods.most_common()),
+                                                sum(mods.values())))
 for v, mod, name in sorted(fns, reverse=True)[:top]:
     print("%6.2f  %-7s %s" % (v, mod, name))

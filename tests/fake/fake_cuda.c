@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <stdio.h>
 #include <time.h>
@@ -67,6 +68,33 @@ EXPORT CUfunction fake_cuda_function(const char *name)
  * N KB buffer, pushing the caller's lines out of the caches as the real
  * driver's ~4 us launch does (a probe's setting: scripts/probes/coldlines.sh
  * counts the lines a fast-path hit then misses). */
+/* FAKE_CUDA_EVICT_CODE_KB=N: and runs N KB of code, one jump per 64-byte
+ * line, as the real driver's launch runs its own code through L1i. */
+static void evict_code(void)
+{
+    static long kb = -1;
+    static void (*code)(void);
+    if (kb < 0) {
+        const char *s = getenv("FAKE_CUDA_EVICT_CODE_KB");
+        long k = s ? atol(s) : 0;
+        void *p = k > 0 ? mmap(NULL, (size_t)k * 1024, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                               -1, 0)
+                        : MAP_FAILED;
+        kb = p != MAP_FAILED ? k : 0;
+        if (kb) {
+            unsigned char *c = p;
+            for (long i = 0; i < kb * 1024; i += 64) {
+                c[i] = 0xeb; /* jmp rel8 to the next line */
+                c[i + 1] = 62;
+            }
+            c[kb * 1024 - 64] = 0xc3; /* ret */
+            code = (void (*)(void))p;
+        }
+    }
+    if (code)
+        code();
+}
+
 static void evict(void)
 {
     static long kb = -1;
@@ -79,6 +107,7 @@ static void evict(void)
     }
     for (long i = 0; i < kb * 1024; i += 64)
         buf[i]++;
+    evict_code();
 }
 
 static CUresult launch_result(void)
