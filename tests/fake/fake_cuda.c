@@ -64,12 +64,9 @@ EXPORT CUfunction fake_cuda_function(const char *name)
     return f;
 }
 
-/* FAKE_CUDA_EVICT_KB=N: each launch writes a line in every 64 bytes of an
- * N KB buffer, pushing the caller's lines out of the caches as the real
- * driver's ~4 us launch does (a probe's setting: scripts/probes/coldlines.sh
- * counts the lines a fast-path hit then misses). */
-/* FAKE_CUDA_EVICT_CODE_KB=N: and runs N KB of code, one jump per 64-byte
- * line, as the real driver's launch runs its own code through L1i. */
+/* FAKE_CUDA_EVICT_CODE_KB=N: every launch also runs N KB of code, one
+ * jump per 64-byte line, pushing the caller's code out of L1i as the real
+ * driver's launch does (scripts/probes/coldlines.sh ... code). */
 static void evict_code(void)
 {
     static long kb = -1;
@@ -95,6 +92,10 @@ static void evict_code(void)
         code();
 }
 
+/* FAKE_CUDA_EVICT_KB=N: each launch writes a line in every 64 bytes of an
+ * N KB buffer, pushing the caller's lines out of the caches as the real
+ * driver's ~4 us launch does (a probe's setting: scripts/probes/coldlines.sh
+ * counts the lines a fast-path hit then misses). */
 static void evict(void)
 {
     static long kb = -1;
