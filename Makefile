@@ -73,6 +73,14 @@ $(BUILD)/trlat: $(CLI_OBJS)
 	$(CC) -o $@ $(CLI_OBJS) $(CLI_LIBS)
 
 
+# The library built again with GCC's profile feedback from fast-path hits
+# on the fake driver (scripts/pgo-build.sh; PGO_PYTHON=<Python 3.12+, with
+# torch 2.11 if at hand>): a hit's code in fewer cache lines. The build the
+# GPU benchmark measures (docs/BENCHMARKS.md, session 13).
+pgo:
+	BUILD=$(BUILD) bash scripts/pgo-build.sh
+.PHONY: pgo
+
 -include tests/tests.mk
 
 install: all

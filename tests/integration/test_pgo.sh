@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# scripts/pgo-build.sh (make pgo): the library built with profile feedback
+# from a fresh tree, trained on the hit path, exports what the plain build
+# exports and launches what it launches (the corpus of tests/fastpath, the
+# fast path off with the plain build and on with this one).
+. "$(dirname "$0")/lib.sh"
+
+py=
+for p in python3 python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 python3.13 /root/.pyenv/versions/3.13*/bin/python3.13; do
+    exe=$(command -v "$p" 2>/dev/null) || continue
+    "$exe" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { py=$exe; break; }
+done
+[ -n "$py" ] || { fail "pgo" "no Python 3.12+ found (the training needs one)"; exit 0; }
+
+P=$WORK/b
+(cd "$ROOT" && BUILD=$P PGO_PYTHON=$py bash scripts/pgo-build.sh) >"$WORK/build.out" 2>&1
+expect "pgo: builds" "$?:$(tail -1 "$WORK/build.out")" "0:pgo-build: $P/libtrlat.so built with profile feedback"
+# the counts the second build used: the hit path's files ran in training
+for f in fastpath/lastcall fastpath/replay fastpath/getitem interpose/launch; do
+    expect "pgo: $f trained" "$([ -s "$P/pgo/obj/$f.gcda" ] && echo yes)" yes
+done
+exports() { nm -D --defined-only "$1" | awk '{print $3}' | sort | tr '\n' ' '; }
+expect "pgo: same exports as the plain build" "$(exports "$P/libtrlat.so")" "$(exports "$LIB")"
+
+run() { # TAG LIB FASTPATH
+    env TRLAT_FASTPATH=$3 TRLAT_FASTPATH_LOG="$WORK/$1.log" TRLAT_OUTPUT="$WORK/$1.json" LD_PRELOAD=$2 \
+        "$py" "$ROOT/tests/fastpath/prog.py" corpus 4 >"$WORK/$1.out" 2>"$WORK/$1.err"
+    echo $? >>"$WORK/$1.out"
+}
+run off "$LIB" 0
+run on "$P/libtrlat.so" 1
+expect "pgo: corpus output as without the fast path" "$(cat "$WORK/on.out")" "$(cat "$WORK/off.out")"
+if [ -s "$WORK/off.log" ] && cmp -s "$WORK/off.log" "$WORK/on.log"; then ok "pgo: corpus launches as without the fast path"; else
+    fail "pgo: corpus launches as without the fast path" "$(diff "$WORK/off.log" "$WORK/on.log" | head -4)"; fi
+expect "pgo: hits" "$(rq "$WORK/on.json" 'sum(k["fastpath"]["hits"] for k in r["kernels"] if k["fastpath"]) > 50')" True
