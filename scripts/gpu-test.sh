@@ -19,6 +19,9 @@ if [ ! -f "$BUILD/libtrlat.so" ] || [ ! -x "$BUILD/tests/gpu/bench_launch" ]; th
     echo "== building (no carried build found)" | tee -a "$LOG"
     make -s TRLAT_NO_UNWIND=1 "$BUILD/libtrlat.so" "$BUILD/tests/gpu/bench_launch" "$BUILD/tests/gpu/librawloop.so" >>"$LOG" 2>&1 || {
         echo "build failed; see $LOG"; exit 1; }
+    # the fast path's numbers are the profile-guided library's (make pgo)
+    TRLAT_NO_UNWIND=1 PGO_PYTHON=python3 bash scripts/pgo-build.sh >>"$LOG" 2>&1 ||
+        echo "== make pgo failed (see $LOG): measuring the plain build" | tee -a "$LOG"
 fi
 
 {

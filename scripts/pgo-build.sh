@@ -16,6 +16,8 @@ W=$B/pgo # the profiled build's own tree: the counts are named after its objects
 PY=${PGO_PYTHON:-python3}
 J=$(nproc)
 
+"${CC:-cc}" -v 2>&1 | grep -q '^gcc version' ||
+    { echo "pgo-build: ${CC:-cc} is not GCC (the profile flags are GCC's)" >&2; exit 1; }
 "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 12))' ||
     { echo "pgo-build: $PY is older than 3.12 (the fast path's last-hit path is not trained)" >&2; exit 1; }
 make -s -j"$J" BUILD="$B" "$B/tests/fake/libcuda.so.1" "$B/tests/fake/c10/libc10_cuda.so"
