@@ -7,7 +7,7 @@
 # instruction cache; laid out this way it spans fewer lines
 # (docs/BENCHMARKS.md, session 13). Code no training run reaches is
 # optimized as without a profile (-fprofile-partial-training).
-#   [PGO_PYTHON=<Python 3.12+; with torch 2.11's CPU build, its tensor reads are trained too>] \
+#   [PGO_PYTHON=<Python 3.12+; with torch 2.11, its tensor reads are trained too (CPU tensors)>] \
 #   [BUILD=build] bash scripts/pgo-build.sh          (make pgo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
