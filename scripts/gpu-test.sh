@@ -3,7 +3,8 @@
 #   scripts/gpu-test.sh [SUITE...]     (make gpu-test)
 # SUITE is a file under tests/gpu/ (test_*.py, bench_*.py, bench_*.sh);
 # default: all of them. Uses the carried build/ when present, else builds
-# (without libunwind, which that machine lacks). Full logs and the reports go
+# (without libunwind, which that machine lacks; the library profile-guided,
+# scripts/pgo-build.sh, as carried builds are). Full logs and the reports go
 # under $OUT (default ./gpu-out); a short table is printed last.
 set -u
 cd "$(dirname "$0")/.."
