@@ -34,3 +34,17 @@ expect() {
 
 # the one report in $WORK matching a glob
 report_of() { ls $1 2>/dev/null | head -1; }
+
+# find_pythons MINOR: the distinct interpreters (their sys.executable) of
+# version 3.MINOR or later among python3 (or $PYTHON), python3.12 and
+# python3.13, on PATH or under pyenv; one per line, in that order.
+find_pythons() {
+    local p exe real seen=" "
+    for p in "${PYTHON:-python3}" python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 python3.13 \
+        /root/.pyenv/versions/3.13*/bin/python3.13; do
+        exe=$(command -v "$p" 2>/dev/null) || continue
+        real=$("$exe" -c "import sys; print(sys.executable if sys.version_info >= (3, $1) else '')" 2>/dev/null)
+        [ -n "$real" ] || continue
+        case "$seen" in *" $real "*) ;; *) seen="$seen$real " && echo "$real" ;; esac
+    done
+}

@@ -9,14 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 PROG=$ROOT/tests/fastpath/prog.py
 
-pythons=()
-for p in "${PYTHON:-python3}" python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 python3.13 \
-    /root/.pyenv/versions/3.13*/bin/python3.13; do
-    exe=$(command -v "$p" 2>/dev/null) || continue
-    real=$("$exe" -c 'import sys; print(sys.executable if sys.version_info >= (3, 9) else "")' 2>/dev/null)
-    [ -n "$real" ] || continue
-    case " ${pythons[*]} " in *" $real "*) ;; *) pythons+=("$real") ;; esac
-done
+mapfile -t pythons < <(find_pythons 9)
 
 run() { # TAG FASTPATH MODE N [env...]
     local tag=$1 fp=$2 mode=$3 n=$4; shift 4

@@ -5,11 +5,7 @@
 # fast path off with the plain build and on with this one).
 . "$(dirname "$0")/lib.sh"
 
-py=
-for p in python3 python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 python3.13 /root/.pyenv/versions/3.13*/bin/python3.13; do
-    exe=$(command -v "$p" 2>/dev/null) || continue
-    "$exe" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { py=$exe; break; }
-done
+py=$(find_pythons 12 | head -1)
 [ -n "$py" ] || { fail "pgo" "no Python 3.12+ found (the training needs one)"; exit 0; }
 
 P=$WORK/b
