@@ -15,7 +15,17 @@ LIBFLAGS := $(BASE) $(WARN) $(OPT) -fPIC -fvisibility=hidden -fno-strict-aliasin
 # hit crosses a dozen files (launcher, key, memo, replay, driver wrapper,
 # record); inlined across them it ran ~6% fewer instructions and ~70 ns less
 # per nop_with_args hit on the CPU machine (docs/BENCHMARKS.md, session 10).
-LTO     ?= -flto=auto
+# Only where the toolchain can link with it: the GPU machine's gcc has no
+# lto-wrapper, and a build there without it beats no build.
+ifeq ($(origin LTO),undefined)
+LTO := $(shell printf 'int f(void){return 0;}' | $(CC) -flto=auto -fPIC -shared -x c - -o /dev/null 2>/dev/null && echo -flto=auto)
+ifeq ($(LTO),)
+$(warning trlat: $(CC) cannot link with -flto here: building without link-time optimization)
+endif
+endif
+# The flags chosen, for scripts that run make several times (probed once).
+lto-flags:
+	@echo '$(LTO)'
 
 # libunwind is linked statically (the GPU machine has none) when its archive
 # exists; TRLAT_NO_UNWIND=1 builds without native call sites. Only LLVM's
@@ -79,7 +89,7 @@ $(BUILD)/trlat: $(CLI_OBJS)
 # GPU benchmark measures (docs/BENCHMARKS.md, session 13).
 pgo:
 	BUILD=$(BUILD) bash scripts/pgo-build.sh
-.PHONY: pgo
+.PHONY: pgo lto-flags
 
 -include tests/tests.mk
 

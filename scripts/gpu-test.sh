@@ -18,6 +18,9 @@ LOG=$OUT/gpu-test.log
 
 if [ ! -f "$BUILD/libtrlat.so" ] || [ ! -x "$BUILD/tests/gpu/bench_launch" ]; then
     echo "== building (no carried build found)" | tee -a "$LOG"
+    LTO=$(make -s lto-flags 2>>"$LOG") # probed once: this machine's gcc may not link with -flto
+    export LTO
+    [ -n "$LTO" ] || echo "== without link-time optimization (cc cannot link with -flto here)" | tee -a "$LOG"
     make -s TRLAT_NO_UNWIND=1 "$BUILD/libtrlat.so" "$BUILD/tests/gpu/bench_launch" "$BUILD/tests/gpu/librawloop.so" >>"$LOG" 2>&1 || {
         echo "build failed; see $LOG"; exit 1; }
     # the fast path's numbers are the profile-guided library's (make pgo)

@@ -20,6 +20,9 @@ J=$(nproc)
     { echo "pgo-build: ${CC:-cc} is not GCC (the profile flags are GCC's)" >&2; exit 1; }
 "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 12))' ||
     { echo "pgo-build: $PY is older than 3.12 (the fast path's last-hit path is not trained)" >&2; exit 1; }
+# whether the toolchain links with -flto, probed once for the makes below
+LTO=${LTO-$(make -s lto-flags)}
+export LTO
 make -s -j"$J" BUILD="$B" "$B/tests/fake/libcuda.so.1" "$B/tests/fake/c10/libc10_cuda.so"
 rm -rf "$W"
 make -s -j"$J" BUILD="$W" OPT="-O2 -fprofile-generate -fprofile-update=atomic" "$W/libtrlat.so"

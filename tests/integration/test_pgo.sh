@@ -29,3 +29,20 @@ expect "pgo: corpus output as without the fast path" "$(cat "$WORK/on.out")" "$(
 if [ -s "$WORK/off.log" ] && cmp -s "$WORK/off.log" "$WORK/on.log"; then ok "pgo: corpus launches as without the fast path"; else
     fail "pgo: corpus launches as without the fast path" "$(diff "$WORK/off.log" "$WORK/on.log" | head -4)"; fi
 expect "pgo: hits" "$(rq "$WORK/on.json" 'sum(k["fastpath"]["hits"] for k in r["kernels"] if k["fastpath"]) > 50')" True
+
+# A toolchain that cannot link with -flto (the GPU machine's gcc has no
+# lto-wrapper): make and make pgo build without it and say so.
+cat >"$WORK/cc" <<'CC'
+#!/bin/sh
+for a in "$@"; do case "$a" in -flto*) echo "ld: error: could not run lto-wrapper" >&2; exit 1 ;; esac; done
+exec "${REAL_CC:-cc}" "$@"
+CC
+chmod +x "$WORK/cc"
+N=$WORK/nolto
+(cd "$ROOT" && export CC=$WORK/cc REAL_CC=${CC:-cc} BUILD=$N &&
+    make -s -j4 "$N/libtrlat.so" && PGO_PYTHON=$py bash scripts/pgo-build.sh) >"$WORK/nolto.out" 2>&1
+expect "pgo: builds where cc cannot link with -flto" "$?:$(tail -1 "$WORK/nolto.out")" \
+    "0:pgo-build: $N/libtrlat.so built with profile feedback"
+expect "pgo: says it builds without link-time optimization" \
+    "$(grep -c 'cannot link with -flto here: building without link-time optimization' "$WORK/nolto.out" | sed 's/^[1-9][0-9]*$/yes/')" yes
+expect "pgo: same exports without link-time optimization" "$(exports "$N/libtrlat.so")" "$(exports "$LIB")"
