@@ -23,9 +23,6 @@ ifeq ($(LTO),)
 $(warning trlat: $(CC) cannot link with -flto here: building without link-time optimization)
 endif
 endif
-# The flags chosen, for scripts that run make several times (probed once).
-lto-flags:
-	@echo '$(LTO)'
 
 # libunwind is linked statically (the GPU machine has none) when its archive
 # exists; TRLAT_NO_UNWIND=1 builds without native call sites. Only LLVM's
@@ -90,6 +87,10 @@ $(BUILD)/trlat: $(CLI_OBJS)
 pgo:
 	BUILD=$(BUILD) bash scripts/pgo-build.sh
 .PHONY: pgo lto-flags
+
+# The flags chosen, for scripts that run make several times (probed once).
+lto-flags:
+	@echo '$(LTO)'
 
 -include tests/tests.mk
 

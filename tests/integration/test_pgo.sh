@@ -46,3 +46,6 @@ expect "pgo: builds where cc cannot link with -flto" "$?:$(tail -1 "$WORK/nolto.
 expect "pgo: says it builds without link-time optimization" \
     "$(grep -c 'cannot link with -flto here: building without link-time optimization' "$WORK/nolto.out" | sed 's/^[1-9][0-9]*$/yes/')" yes
 expect "pgo: same exports without link-time optimization" "$(exports "$N/libtrlat.so")" "$(exports "$LIB")"
+# a target added for the scripts did not become the default goal
+expect "make: the default goal builds the library" \
+    "$(cd "$ROOT" && make -n BUILD="$WORK/dflt" 2>/dev/null | grep -c -- "-o $WORK/dflt/libtrlat.so")" 1
