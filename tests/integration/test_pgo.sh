@@ -39,12 +39,13 @@ exec "${REAL_CC:-cc}" "$@"
 CC
 chmod +x "$WORK/cc"
 N=$WORK/nolto
-(cd "$ROOT" && export CC=$WORK/cc REAL_CC=${CC:-cc} BUILD=$N &&
+REAL_CC=${CC:-cc} # the compiler the wrapper runs: the caller's, read before CC names the wrapper
+(cd "$ROOT" && export REAL_CC && export CC=$WORK/cc BUILD=$N &&
     make -s -j4 "$N/libtrlat.so" && PGO_PYTHON=$py bash scripts/pgo-build.sh) >"$WORK/nolto.out" 2>&1
 expect "pgo: builds where cc cannot link with -flto" "$?:$(tail -1 "$WORK/nolto.out")" \
     "0:pgo-build: $N/libtrlat.so built with profile feedback"
 expect "pgo: says it builds without link-time optimization" \
-    "$(grep -c 'cannot link with -flto here: building without link-time optimization' "$WORK/nolto.out" | sed 's/^[1-9][0-9]*$/yes/')" yes
+    "$(grep -q 'cannot link with -flto here: building without link-time optimization' "$WORK/nolto.out" && echo yes)" yes
 expect "pgo: same exports without link-time optimization" "$(exports "$N/libtrlat.so")" "$(exports "$LIB")"
 # a target added for the scripts did not become the default goal
 expect "make: the default goal builds the library" \
