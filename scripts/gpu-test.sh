@@ -5,7 +5,8 @@
 # default: all of them. Uses the carried build/ when present, else builds
 # (without libunwind, which that machine lacks; the library profile-guided,
 # scripts/pgo-build.sh, as carried builds are). Full logs and the reports go
-# under $OUT (default ./gpu-out); a short table is printed last.
+# under $OUT (default ./gpu-out); a short table is printed last. Exits 1 when
+# a suite is missing, fails a check or a target, or exits non-zero.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -42,9 +43,10 @@ if [ ${#suites[@]} -eq 0 ]; then
 fi
 
 declare -A verdict
+status=0 # 1 when a suite is missing, fails a check, misses a target or exits non-zero
 for s in "${suites[@]}"; do
     f=tests/gpu/$s
-    [ -f "$f" ] || { verdict[$s]="missing"; continue; }
+    [ -f "$f" ] || { verdict[$s]="missing"; status=1; continue; }
     echo "== $s" | tee -a "$LOG"
     start=$(date +%s)
     case "$f" in
@@ -55,7 +57,12 @@ for s in "${suites[@]}"; do
     cat "$OUT/.cur" >>"$LOG"
     grep -E '^(PASS|FAIL|TABLE)' "$OUT/.cur"
     p=$(grep -c '^PASS' "$OUT/.cur"); fl=$(grep -c '^FAIL' "$OUT/.cur")
-    verdict[$s]="$p passed, $fl failed, exit $rc, $(( $(date +%s) - start ))s"
+    # a benchmark's verdicts are its TABLE lines ending in PASS or FAIL
+    tp=$(grep -c '^TABLE .* PASS$' "$OUT/.cur"); tf=$(grep -c '^TABLE .* FAIL$' "$OUT/.cur")
+    v="$p passed, $fl failed"
+    [ $((tp + tf)) -eq 0 ] || v="$v, targets: $tp met, $tf missed"
+    verdict[$s]="$v, exit $rc, $(( $(date +%s) - start ))s"
+    [ "$rc" -eq 0 ] && [ "$fl" -eq 0 ] && [ "$tf" -eq 0 ] || status=1
 done
 rm -f "$OUT/.cur"
 if [ -d "$OUT/.reports" ]; then
@@ -68,4 +75,4 @@ fi
     grep -h '^TABLE' "$LOG" | sed 's/^TABLE /  /'
     for s in "${suites[@]}"; do printf '  %-28s %s\n' "$s" "${verdict[$s]}"; done
 } | tee "$OUT/summary.txt"
-! grep -q '^FAIL' "$LOG"
+exit $status
