@@ -609,19 +609,25 @@ def main():
             print("TABLE fastpath %-14s hit with CUPTI on %.0f ns, %.2fx the raw loop without it (across processes)" %
                   (kname, med(cup), med(cup) / med(floor[kname])))
     if not a.skip_decode:
-        # one process per round, the arms interleaved in it
-        rows = []
-        for r in range(max(a.ab_rounds, 2, a.rounds // 2)):
-            d = measure([sys.executable, me, "--decode", "ab", str(a.steps)], {"TRLAT_FASTPATH": "1"}, True)
-            if d:
-                rows.append({k: statistics.median(v) for k, v in d.items()})
-                x = rows[-1]
-                print("decode A/B process %d: eager %.1f  fastpath %.1f  graphs %.1f us per step (medians of %d); "
-                      "the step's own Python outside its launches %.1f us" %
-                      (r, x["eager"], x["fastpath"], x["graphs"], len(d["eager"]), x.get("host", float("nan"))))
+        def gap(x):  # % of the eager-to-graphs gap the fast path closes in one process (None: no gap)
+            return (x["eager"] - x["fastpath"]) / (x["eager"] - x["graphs"]) * 100 if x["eager"] > x["graphs"] else None
+
+        def decode_rows(env, label):  # one process per round, the arms interleaved in it
+            rows = []
+            for r in range(max(a.ab_rounds, 2, a.rounds // 2)):
+                d = measure([sys.executable, me, "--decode", "ab", str(a.steps)], env, True)
+                if d:
+                    rows.append({k: statistics.median(v) for k, v in d.items()})
+                    x = rows[-1]
+                    print("decode A/B%s process %d: eager %.1f  fastpath %.1f  graphs %.1f us per step (medians of %d); "
+                          "the step's own Python outside its launches %.1f us; gap closed %s" %
+                          (label, r, x["eager"], x["fastpath"], x["graphs"], len(d["eager"]), x.get("host", float("nan")),
+                           "-" if gap(x) is None else "%.1f%%" % gap(x)))
+            return rows
+
+        rows = decode_rows({"TRLAT_FASTPATH": "1"}, "")
         e, f, g = (med([x[k] for x in rows]) for k in ("eager", "fastpath", "graphs"))
-        closed = med([(x["eager"] - x["fastpath"]) / (x["eager"] - x["graphs"]) * 100 for x in rows
-                      if x["eager"] > x["graphs"]])
+        closed = med([gap(x) for x in rows if gap(x) is not None])
         print("\ndecode loop (%d steps, 10 kernels/step, length +1 per step): us per step, in-process A/B" % a.steps)
         print("  eager %.1f   fastpath %.1f   CUDA graphs per length %.1f   gap closed %.1f%%   (the step's own "
               "Python outside its launches: %.1f)" % (e, f, g, closed, med([x.get("host") for x in rows])))
@@ -629,15 +635,10 @@ def main():
         ok &= good
         print("TABLE fastpath decode: eager %.1f us, fastpath %.1f us, graphs %.1f us per step; gap closed %.1f%% "
               "(target 75%%) %s" % (e, f, g, closed, "PASS" if good else "FAIL"))
-        urows = []  # the same with TRLAT_TIMING=none, reported beside the verdict
-        for r in range(max(a.ab_rounds, 2, a.rounds // 2)):
-            d = measure([sys.executable, me, "--decode", "ab", str(a.steps)],
-                        {"TRLAT_FASTPATH": "1", "TRLAT_TIMING": "none"}, True)
-            if d:
-                urows.append({k: statistics.median(v) for k, v in d.items()})
+        # the same with TRLAT_TIMING=none, reported beside the verdict
+        urows = decode_rows({"TRLAT_FASTPATH": "1", "TRLAT_TIMING": "none"}, " TIMING=none")
         if urows:
-            uc = med([(x["eager"] - x["fastpath"]) / (x["eager"] - x["graphs"]) * 100 for x in urows
-                      if x["eager"] > x["graphs"]])
+            uc = med([gap(x) for x in urows if gap(x) is not None])
             print("TABLE fastpath decode with TRLAT_TIMING=none: eager %.1f us, fastpath %.1f us, graphs %.1f us per "
                   "step; gap closed %.1f%% (target 75%%) %s" % (
                       med([x["eager"] for x in urows]), med([x["fastpath"] for x in urows]),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/gpu-test.sh as a gate, run here on stand-in suites (the GPU suites
+# The GPU scripts on stand-ins, here without a GPU. scripts/gpu-test.sh as a
+# gate, run on stand-in suites (the GPU suites
 # themselves need the GPU machine): it exits non-zero when a suite is
 # missing, prints a FAIL line, misses a benchmark target (a TABLE line
 # ending in FAIL) or exits non-zero without printing anything — and zero
@@ -41,3 +42,34 @@ expect "gpu-test.sh: a missing suite" "$(gate test_ok.py nonexistent.py | sed -n
  nonexistent.py missing"
 expect "gpu-test.sh: logs under OUT" "$(ls "$WORK/out")" "gpu-test.log
 summary.txt"
+
+# scripts/bench_fastpath.py's decode verdict on stand-in measurements (its
+# processes need the GPU): the gap each process closes, their median the
+# verdict, and the TRLAT_TIMING=none processes beside it.
+decode() { # EAGER FASTPATH GRAPHS: the TABLE lines and the exit status
+    python3 - "$ROOT/scripts" "$@" <<'PY' 2>&1
+import itertools, sys
+sys.path.insert(0, sys.argv[1])
+e, f, g = (float(x) for x in sys.argv[2:5])
+sys.argv = ["bench_fastpath.py", "--kernels", "none", "--ab-rounds", "3", "--steps", "5"]
+import bench_fastpath as b
+n = itertools.count()
+def measure(cmd, env, preload):  # process i: eager i us slower; process 1 of the timed ones gives nothing
+    i = next(n)
+    return None if i == 1 else {"eager": [e + i], "fastpath": [f], "graphs": [g], "host": [5.0]}
+b.measure = measure
+rc = b.main()
+print("exit", rc)
+PY
+}
+out=$(decode 100 40 13)
+expect "bench_fastpath.py: each decode process's gap" "$(echo "$out" | grep -o '^decode A/B process [0-9]: .*gap closed [0-9.]*%' | sed 's/:.*gap closed/:/')" \
+    "decode A/B process 0: 69.0%
+decode A/B process 2: 69.7%"
+expect "bench_fastpath.py: decode verdict, a missed target" "$(echo "$out" | grep -E '^TABLE|^exit')" \
+    "TABLE fastpath decode: eager 101.0 us, fastpath 40.0 us, graphs 13.0 us per step; gap closed 69.3% (target 75%) FAIL
+TABLE fastpath decode with TRLAT_TIMING=none: eager 104.0 us, fastpath 40.0 us, graphs 13.0 us per step; gap closed 70.3% (target 75%) misses it
+exit 1"
+expect "bench_fastpath.py: decode verdict, a met target" "$(decode 100 30 13 | grep -E '^TABLE fastpath decode:|^exit' | sed 's/.*) //')" \
+    "PASS
+exit 0"
