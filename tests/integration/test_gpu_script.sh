@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# The GPU scripts on stand-ins, here without a GPU. scripts/gpu-test.sh as a
-# gate, run on stand-in suites (the GPU suites
-# themselves need the GPU machine): it exits non-zero when a suite is
-# missing, prints a FAIL line, misses a benchmark target (a TABLE line
-# ending in FAIL) or exits non-zero without printing anything — and zero
-# only when every suite passed.
+# The GPU scripts on stand-ins, here without a GPU (the GPU suites
+# themselves need the GPU machine). scripts/gpu-test.sh as a gate: it exits
+# non-zero when a suite is missing, prints a FAIL line, misses a benchmark
+# target (a TABLE line ending in FAIL) or exits non-zero without printing
+# anything, and zero only when every suite passed.
 . "$(dirname "$0")/lib.sh"
 
 T=$WORK/tree
