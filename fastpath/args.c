@@ -204,8 +204,8 @@ static struct tgetters {
     PyObject *data_ptr;       /* the method descriptor (held), NULL: call it the usual way */
     fp_noargs data_ptr_fn;
     int attrs_words;          /* the type keeps instance attributes where fp_no_instance_attrs reads */
-    unsigned reads;           /* every 256th read also asks _PyObject_GetMethod */
 } tg[2]; /* torch.Tensor, nn.Parameter */
+struct fp_tplain fp_tplain[2];
 
 /* The descriptor named name found on type's MRO, of Python type dtype and
  * defined by a base of type; a new reference or NULL. */
@@ -271,30 +271,30 @@ static struct tgetters *getters(void *type)
     } else if (d) {
         PY(Py_DecRef)(d);
     }
+    struct fp_tplain *t = &fp_tplain[g - tg];
+    t->plain = g->ok && g->data_ptr && g->attrs_words;
+    t->epoch = fpy.epoch;
     return g->ok ? g : NULL;
 }
 
-/* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr():
- * from torch's structs where tensor_direct.c can, else through the getters
- * (whose answers that reader learns from). */
-int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+/* fp_read_tensor past its common case: v.data_ptr looked up (every 256th
+ * read of a type whose instances keep no attributes, and every read of
+ * the others), or torch's getters asked. plain: the caller found data_ptr
+ * unshadowed without asking (its fields read failed). */
+static int read_tensor_slow(struct fp_call *c, PyObject *v, struct tgetters *g, int plain,
+                            PyObject **dtype, int *cuda, uint64_t *ptr)
 {
-    struct tgetters *g = getters(FP_TYPE(v));
     PyObject *m = NULL;
-    int unbound = 0, plain = 0;
-    if (g && g->data_ptr) {
+    int unbound = 0;
+    if (g && g->data_ptr && !plain) {
         /* v.data_ptr is TensorBase.data_ptr unless the instance shadows it */
         int none = g->attrs_words && fp_no_instance_attrs(v); /* 0 once fpy.idict is */
-        if (none && (g->reads++ & 255)) {
-            plain = 1;
-        } else {
-            unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
-            if (!m)
-                goto fail;
-            plain = unbound == 1 && m == g->data_ptr;
-            if (none && !plain)
-                fpy.idict = 0; /* the words said no attributes, CPython found one: ask it from now on */
-        }
+        unbound = PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m);
+        if (!m)
+            goto fail;
+        plain = unbound == 1 && m == g->data_ptr;
+        if (none && !plain)
+            fpy.idict = 0; /* the words said no attributes, CPython found one: ask it from now on */
         if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0) {
             trlat_py_drop(m);
             return 0;
@@ -345,6 +345,19 @@ fail:
     trlat_py_drop(m);
     PY(PyErr_Clear)();
     return -1;
+}
+
+/* dtype (borrowed: torch's dtypes live as long as torch), is_cuda, data_ptr():
+ * from torch's structs where tensor_direct.c can, else through the getters
+ * (whose answers that reader learns from). fp_read_tensor (fp_py.h) takes
+ * the common case inline and comes here for the rest. */
+int fp_read_tensor_slow(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+{
+    struct tgetters *g = getters(FP_TYPE(v));
+    int plain = g && g->data_ptr && g->attrs_words && fp_no_instance_attrs(v) && (fp_tplain[g - tg].reads++ & 255);
+    if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
+        return 0;
+    return read_tensor_slow(c, v, g, plain, dtype, cuda, ptr);
 }
 
 int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *d16, uint64_t *val)

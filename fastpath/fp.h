@@ -135,11 +135,53 @@ struct fp_td_layout {
     const void *ti_vptr, *si_vptr;      /* c10::TensorImpl's and c10::StorageImpl's vtables */
     uint32_t itemsize[FP_TD_DTYPES];    /* by TypeMeta index; 0: not learned */
 };
+/* torch 2.11 (x86-64, Linux): offsets read from its headers by a probe
+ * against torch/include; tests/unit/test_fp_tensor_fields.c pins them. */
+enum {
+    FP_THPV_CDATA = 16,         /* THPVariable: PyObject_HEAD, at::Tensor cdata (a TensorImpl*) */
+    FP_TI_STORAGE = 16,         /* TensorImpl: vptr, refcounts, Storage storage_ (a StorageImpl*) */
+    FP_TI_STORAGE_OFFSET = 152, /* int64_t storage_offset_ */
+    FP_TI_NUMEL = 160,          /* int64_t numel_ */
+    FP_TI_DTYPE = 168,          /* caffe2::TypeMeta data_type_ (uint16_t index) */
+    FP_TI_DEVICE = 170,         /* std::optional<Device>: type, index, has_value */
+    FP_TI_POLICY = 174,         /* bitfield byte: sizes_strides_policy_ (0x0c), */
+    FP_TI_POLICY_MASK = 0x9c,   /* has_symbolic_sizes_strides_ (0x10), device_policy_ (0x80) */
+    FP_SI_DATA = 16,            /* StorageImpl: vptr, refcounts, DataPtr data_ptr_ (void *data first) */
+    FP_SI_CHECK = 59,           /* bool has_mutable_data_ptr_check_ */
+    FP_DEV_CUDA = 1,            /* c10::DeviceType::CUDA */
+};
+#define FP_AT(p, off, T) (*(const T *)((const char *)(p) + (off)))
+
 /* From a THPVariable: the TypeMeta index (set whenever impl and storage are
  * plain), is_cuda and data_ptr() as torch computes them. 0, or -1 where
  * torch's getters would not answer from these fields alone (another impl or
  * storage class, a size/stride or device policy, a copy-on-write/throw/warn
- * check on the storage, an unlearned dtype, no data with elements). */
+ * check on the storage, an unlearned dtype, no data with elements). Inline:
+ * a hit reads its tensors here. */
+static inline int fp_td_read(const void *obj, const struct fp_td_layout *lay, unsigned *idx, int *cuda, uint64_t *ptr)
+{
+    const void *impl = FP_AT(obj, FP_THPV_CDATA, const void *);
+    if (!impl || FP_AT(impl, 0, const void *) != lay->ti_vptr ||
+        (FP_AT(impl, FP_TI_POLICY, uint8_t) & FP_TI_POLICY_MASK))
+        return -1;
+    const void *st = FP_AT(impl, FP_TI_STORAGE, const void *);
+    if (!st || FP_AT(st, 0, const void *) != lay->si_vptr || FP_AT(st, FP_SI_CHECK, uint8_t))
+        return -1;
+    *idx = FP_AT(impl, FP_TI_DTYPE, uint16_t);
+    *cuda = FP_AT(impl, FP_TI_DEVICE + 2, uint8_t) && FP_AT(impl, FP_TI_DEVICE, int8_t) == FP_DEV_CUDA;
+    if (*idx >= FP_TD_DTYPES || !lay->itemsize[*idx])
+        return -1;
+    const char *data = FP_AT(st, FP_SI_DATA, const char *);
+    if (FP_AT(impl, FP_TI_NUMEL, int64_t) == 0)
+        *ptr = 0; /* data_impl: an empty tensor's data_ptr() is NULL */
+    else if (!data)
+        return -1;
+    else
+        *ptr = (uint64_t)(uintptr_t)data +
+               (uint64_t)lay->itemsize[*idx] * (uint64_t)FP_AT(impl, FP_TI_STORAGE_OFFSET, int64_t);
+    return 0;
+}
+/* The same, out of line (the unit tests, the learning reads). */
 int fp_td_fields(const void *obj, const struct fp_td_layout *lay, unsigned *idx, int *cuda, uint64_t *ptr);
 
 /* ---- slot map (slotmap.c) ---- */
@@ -165,20 +207,19 @@ enum { FP_MAP_VALUE = 0, FP_MAP_IDENT = 1, FP_MAP_SCRATCH = 2, FP_MAP_BAD = 3 };
 int fp_slotmap_build(const struct fp_want *w, unsigned nwant, const uint32_t *off, const uint32_t *size,
                      unsigned nparams, const unsigned char *blob, uint32_t blob_len, struct fp_slot *slots,
                      unsigned *nslots);
+/* Writes this call's values into buf's slots (fp_slotmap_build orders them
+ * by width, widest first); little-endian: a value's low bytes. */
 static inline void fp_slots_patch(unsigned char *buf, const struct fp_slot *s, unsigned n, const struct fp_want *w)
 {
-    for (unsigned i = 0; i < n; i++) { /* little-endian: the low bytes of the value */
-        uint64_t v = w[s[i].want].val;
-        unsigned char *p = buf + s[i].off;
-        if (s[i].width == 8) {
-            memcpy(p, &v, 8);
-        } else if (s[i].width == 4) {
-            uint32_t x = (uint32_t)v;
-            memcpy(p, &x, 4);
-        } else {
-            *p = (unsigned char)v;
-        }
+    unsigned i = 0;
+    for (; i < n && s[i].width == 8; i++)
+        memcpy(buf + s[i].off, &w[s[i].want].val, 8);
+    for (; i < n && s[i].width == 4; i++) {
+        uint32_t x = (uint32_t)w[s[i].want].val;
+        memcpy(buf + s[i].off, &x, 4);
     }
+    for (; i < n; i++)
+        buf[s[i].off] = (unsigned char)w[s[i].want].val;
 }
 
 /* ---- the memo (memo.c): bounded, CLOCK eviction; GIL-protected ---- */

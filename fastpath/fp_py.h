@@ -176,9 +176,6 @@ void fp_call_release(struct fp_call *c);
 int fp_call_key(struct fp_call *c);
 /* The key of a call already bound (its device read): 0 or a reason + 1. */
 int fp_call_key_build(struct fp_call *c);
-/* A tensor's dtype (borrowed), is_cuda and data_ptr() as Triton reads them
- * (torch's structs or its getters); 0, or -1 when they cannot be read. */
-int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
 /* An exact int's bits, and whether past int64 (args.c). */
 int fp_read_int(PyObject *v, uint64_t *bits, int *is_u64);
 /* An int argument of a specialized parameter as key_param keys it: its
@@ -256,13 +253,58 @@ static inline PyObject *fp_tuple_get(PyObject *t, Py_ssize_t i)
 {
     return fpy.tuple_direct ? ((PyObject *const *)t)[3 + i] /* ob_item */ : PY(PyTuple_GetItem)(t, i);
 }
-/* tensor_direct.c: a plain tensor's dtype, is_cuda and data_ptr() from
- * torch's structs (0), or -1: read them through the getters, then hand the
- * answers to fp_tensor_direct_check. *modes caches, between reads of one
- * call's key, whether a TorchFunctionMode is active: -1 asks again (set
- * after anything that may have run Python, the getters). */
-int fp_tensor_direct(PyObject *v, int *modes, PyObject **dtype, int *cuda, uint64_t *ptr);
+/* tensor_direct.c's reader: on (state 2) once the fields agreed with
+ * torch's getters; modes is at::impl::torch_function_mode_enabled. */
+struct fp_td {
+    int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
+    unsigned agreed;
+    _Bool (*modes)(void);
+    struct fp_td_layout lay;
+    PyObject *dtype[FP_TD_DTYPES]; /* borrowed: torch's dtypes live as long as torch */
+};
+extern struct fp_td fp_td;
+/* A plain tensor's dtype, is_cuda and data_ptr() from torch's structs (0),
+ * or -1: read them through the getters, then hand the answers to
+ * fp_tensor_direct_check. *modes caches, between reads of one call's key,
+ * whether a TorchFunctionMode is active: -1 asks again (set after anything
+ * that may have run Python, the getters). */
+static inline int fp_tensor_direct(PyObject *v, int *modes, PyObject **dtype, int *cuda, uint64_t *ptr)
+{
+    if (fp_td.state != 2)
+        return -1;
+    if (*modes < 0)
+        *modes = fp_td.modes();
+    unsigned idx;
+    if (*modes || fp_td_read(v, &fp_td.lay, &idx, cuda, ptr))
+        return -1;
+    *dtype = fp_td.dtype[idx];
+    return 0;
+}
 void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr);
+/* args.c: per tensor type (torch.Tensor, nn.Parameter; index: not
+ * torch.Tensor), while epoch == fpy.epoch: plain when v.data_ptr is
+ * TensorBase.data_ptr for every instance that keeps no attributes of its
+ * own (fp_no_instance_attrs), so a read need not look it up; reads counts
+ * the reads, every 256th of which looks it up all the same. */
+struct fp_tplain {
+    uint64_t epoch;
+    int plain;
+    unsigned reads;
+};
+extern struct fp_tplain fp_tplain[2];
+/* fp_read_tensor past its common case (args.c). */
+int fp_read_tensor_slow(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
+/* A tensor's dtype (borrowed), is_cuda and data_ptr() as Triton reads them
+ * (torch's structs or its getters); 0, or -1 when they cannot be read.
+ * The common case, a plain tensor read from its fields, inline. */
+static inline int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+{
+    struct fp_tplain *t = &fp_tplain[FP_TYPE(v) != fpy.t_tensor];
+    if (__builtin_expect(t->epoch == fpy.epoch && t->plain && fp_no_instance_attrs(v) && (t->reads++ & 255), 1) &&
+        fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
+        return 0;
+    return fp_read_tensor_slow(c, v, dtype, cuda, ptr);
+}
 /* Triton's cache still maps the entry's key to its kernel (checked once per
  * epoch): 1 yes, 0 no. */
 int fp_entry_current(struct fp_entry *e, struct fp_call *c);

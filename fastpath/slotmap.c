@@ -45,6 +45,15 @@ int fp_slotmap_build(const struct fp_want *w, unsigned nwant, const uint32_t *of
         }
         slots[n++] = (struct fp_slot){.off = off[i], .want = (uint16_t)i, .width = (uint8_t)width};
     }
+    /* 8-byte slots first, then 4, then 1, each in parameter order:
+     * fp_slots_patch writes a run without asking each slot its width */
+    for (unsigned i = 1; i < n; i++) {
+        struct fp_slot x = slots[i];
+        unsigned j = i;
+        for (; j > 0 && slots[j - 1].width < x.width; j--)
+            slots[j] = slots[j - 1];
+        slots[j] = x;
+    }
     *nslots = n;
     return ident ? FP_MAP_IDENT : FP_MAP_VALUE;
 }

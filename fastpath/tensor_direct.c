@@ -34,28 +34,7 @@
 
 #define FP_TD_AGREE 16
 
-/* torch 2.11 (x86-64, Linux) */
-enum {
-    THPV_CDATA = 16,         /* THPVariable: PyObject_HEAD, at::Tensor cdata (a TensorImpl*) */
-    TI_STORAGE = 16,         /* TensorImpl: vptr, refcounts, Storage storage_ (a StorageImpl*) */
-    TI_STORAGE_OFFSET = 152, /* int64_t storage_offset_ */
-    TI_NUMEL = 160,          /* int64_t numel_ */
-    TI_DTYPE = 168,          /* caffe2::TypeMeta data_type_ (uint16_t index) */
-    TI_DEVICE = 170,         /* std::optional<Device>: type, index, has_value */
-    TI_POLICY = 174,         /* bitfield byte: sizes_strides_policy_ (0x0c), */
-    TI_POLICY_MASK = 0x9c,   /* has_symbolic_sizes_strides_ (0x10), device_policy_ (0x80) */
-    SI_DATA = 16,            /* StorageImpl: vptr, refcounts, DataPtr data_ptr_ (void *data first) */
-    SI_CHECK = 59,           /* bool has_mutable_data_ptr_check_ */
-    DEV_CUDA = 1,            /* c10::DeviceType::CUDA */
-};
-
-static struct {
-    int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
-    unsigned agreed;
-    _Bool (*modes)(void); /* at::impl::torch_function_mode_enabled */
-    struct fp_td_layout lay;
-    PyObject *dtype[FP_TD_DTYPES]; /* borrowed: torch's dtypes live as long as torch */
-} D;
+struct fp_td fp_td;
 
 static const void *vptr_of(void *lib, const char *vtable)
 {
@@ -65,66 +44,34 @@ static const void *vptr_of(void *lib, const char *vtable)
 
 static void resolve(void)
 {
-    D.state = -1;
+    fp_td.state = -1;
     if (!fpy.torch_layout_known || fp_conf.tensor_getters)
         return;
     void *c10 = dlopen("libc10.so", RTLD_NOLOAD | RTLD_LAZY);
     void *cpu = dlopen("libtorch_cpu.so", RTLD_NOLOAD | RTLD_LAZY);
     if (c10) {
-        D.lay.ti_vptr = vptr_of(c10, "_ZTVN3c1010TensorImplE");
-        D.lay.si_vptr = vptr_of(c10, "_ZTVN3c1011StorageImplE");
+        fp_td.lay.ti_vptr = vptr_of(c10, "_ZTVN3c1010TensorImplE");
+        fp_td.lay.si_vptr = vptr_of(c10, "_ZTVN3c1011StorageImplE");
         dlclose(c10); /* RTLD_NOLOAD: torch keeps them loaded */
     }
     if (cpu) {
-        D.modes = (_Bool(*)(void))trlat_real_dlsym(cpu, "_ZN2at4impl27torch_function_mode_enabledEv");
+        fp_td.modes = (_Bool(*)(void))trlat_real_dlsym(cpu, "_ZN2at4impl27torch_function_mode_enabledEv");
         dlclose(cpu);
     }
-    if (D.lay.ti_vptr && D.lay.si_vptr && D.modes)
-        D.state = 1;
+    if (fp_td.lay.ti_vptr && fp_td.lay.si_vptr && fp_td.modes)
+        fp_td.state = 1;
 }
-
-#define AT(p, off, T) (*(const T *)((const char *)(p) + (off)))
 
 int fp_td_fields(const void *obj, const struct fp_td_layout *lay, unsigned *idx, int *cuda, uint64_t *ptr)
 {
-    const void *impl = AT(obj, THPV_CDATA, const void *);
-    if (!impl || AT(impl, 0, const void *) != lay->ti_vptr || (AT(impl, TI_POLICY, uint8_t) & TI_POLICY_MASK))
-        return -1;
-    const void *st = AT(impl, TI_STORAGE, const void *);
-    if (!st || AT(st, 0, const void *) != lay->si_vptr || AT(st, SI_CHECK, uint8_t))
-        return -1;
-    *idx = AT(impl, TI_DTYPE, uint16_t);
-    *cuda = AT(impl, TI_DEVICE + 2, uint8_t) && AT(impl, TI_DEVICE, int8_t) == DEV_CUDA;
-    if (*idx >= FP_TD_DTYPES || !lay->itemsize[*idx])
-        return -1;
-    const char *data = AT(st, SI_DATA, const char *);
-    if (AT(impl, TI_NUMEL, int64_t) == 0)
-        *ptr = 0; /* data_impl: an empty tensor's data_ptr() is NULL */
-    else if (!data)
-        return -1;
-    else
-        *ptr = (uint64_t)(uintptr_t)data + (uint64_t)lay->itemsize[*idx] * (uint64_t)AT(impl, TI_STORAGE_OFFSET, int64_t);
-    return 0;
-}
-
-int fp_tensor_direct(PyObject *v, int *modes, PyObject **dtype, int *cuda, uint64_t *ptr)
-{
-    if (D.state != 2)
-        return -1;
-    if (*modes < 0)
-        *modes = D.modes();
-    unsigned idx;
-    if (*modes || fp_td_fields(v, &D.lay, &idx, cuda, ptr))
-        return -1;
-    *dtype = D.dtype[idx];
-    return 0;
+    return fp_td_read(obj, lay, idx, cuda, ptr);
 }
 
 /* Said once whatever TRLAT_FASTPATH_DEBUG says: torch is not what this
  * reader was built for, and hits cost more from here on. */
 static void turn_off(const char *why)
 {
-    D.state = -1;
+    fp_td.state = -1;
     static atomic_flag once;
     trlat_log_once(&once, "fast path: tensors are read through torch's getters from now on (%s)", why);
 }
@@ -149,23 +96,23 @@ static long call_long(PyObject *v, const char *name)
  * storage_offset() and numel(). */
 static int sizes_agree(PyObject *v)
 {
-    const void *impl = AT(v, THPV_CDATA, const void *);
-    return AT(impl, TI_STORAGE_OFFSET, int64_t) == call_long(v, "storage_offset") &&
-           AT(impl, TI_NUMEL, int64_t) == call_long(v, "numel");
+    const void *impl = FP_AT(v, FP_THPV_CDATA, const void *);
+    return FP_AT(impl, FP_TI_STORAGE_OFFSET, int64_t) == call_long(v, "storage_offset") &&
+           FP_AT(impl, FP_TI_NUMEL, int64_t) == call_long(v, "numel");
 }
 
 /* The getters' answers for v: learn v's dtype, compare with the fields. */
 void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr)
 {
-    if (!D.state)
+    if (!fp_td.state)
         resolve();
-    if (D.state <= 0 || D.modes())
+    if (fp_td.state <= 0 || fp_td.modes())
         return;
     unsigned idx = FP_TD_DTYPES;
     int c;
     uint64_t p;
-    int r = fp_td_fields(v, &D.lay, &idx, &c, &p);
-    if (r && idx < FP_TD_DTYPES && !D.lay.itemsize[idx]) { /* a plain tensor of a dtype not seen yet */
+    int r = fp_td_fields(v, &fp_td.lay, &idx, &c, &p);
+    if (r && idx < FP_TD_DTYPES && !fp_td.lay.itemsize[idx]) { /* a plain tensor of a dtype not seen yet */
         PyObject *n = trlat_py_attr(dtype, "itemsize");
         long sz = n ? PY(PyLong_AsLong)(n) : -1;
         trlat_py_drop(n);
@@ -174,21 +121,21 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
             turn_off("a dtype without an itemsize");
             return;
         }
-        D.dtype[idx] = dtype;
-        D.lay.itemsize[idx] = (uint32_t)sz;
-        r = fp_td_fields(v, &D.lay, &idx, &c, &p);
+        fp_td.dtype[idx] = dtype;
+        fp_td.lay.itemsize[idx] = (uint32_t)sz;
+        r = fp_td_fields(v, &fp_td.lay, &idx, &c, &p);
     }
     if (r)
         return; /* not a plain tensor: the getters serve it */
-    if (D.dtype[idx] != dtype || c != cuda || p != ptr || (D.state == 1 && !sizes_agree(v))) {
+    if (fp_td.dtype[idx] != dtype || c != cuda || p != ptr || (fp_td.state == 1 && !sizes_agree(v))) {
         turn_off("a tensor's fields disagreed with its getters");
         return;
     }
-    if (D.state == 1 && ++D.agreed >= FP_TD_AGREE) {
-        D.state = 2;
+    if (fp_td.state == 1 && ++fp_td.agreed >= FP_TD_AGREE) {
+        fp_td.state = 2;
         if (fp_conf.debug)
             trlat_log("fast path: tensors are read from torch's TensorImpl (%u reads agreed with its getters)",
-                      D.agreed);
+                      fp_td.agreed);
     }
 }
 

@@ -108,6 +108,12 @@ START_TEST(slot_map_checks_every_slot)
     block(off, size, blob, &len, 0);
     ck_assert_int_eq(fp_slotmap_build(w, 5, off, size, 7, blob, len, slots, &n), FP_MAP_VALUE);
     ck_assert_uint_eq(n, 5);
+    /* widest first, each width in parameter order: pointers, i32 and fp32, u1 */
+    unsigned order[5] = {0, 1, 2, 3, 4}, width[5] = {8, 8, 4, 4, 1};
+    for (unsigned i = 0; i < 5; i++) {
+        ck_assert_uint_eq(slots[i].want, order[i]);
+        ck_assert_uint_eq(slots[i].width, width[i]);
+    }
     /* patching this call's values writes only the slots */
     struct fp_want w2[5];
     memcpy(w2, w, sizeof w);
@@ -141,6 +147,42 @@ START_TEST(slot_map_checks_every_slot)
     w[2].spec = FP_S_FIXED;
     ck_assert_int_eq(fp_slotmap_build(w, 5, off, size, 7, blob, len, slots, &n), FP_MAP_VALUE);
     ck_assert_uint_eq(n, 4);
+}
+END_TEST
+
+/* Slots come widest first whatever the parameter order (fp_slots_patch
+ * writes each width's run without a per-slot test), and still patch right. */
+START_TEST(slot_map_orders_slots_by_width)
+{
+    /* (b u1, n i32, x*, m i32, y*, 2 scratch) at offsets 0, 4, 8, 16, 24, 32, 40 */
+    uint32_t off[7] = {0, 4, 8, 16, 24, 32, 40}, size[7] = {1, 4, 8, 4, 8, 8, 8};
+    unsigned char blob[48] = {0}, buf[48];
+    struct fp_want w[5] = {{FP_S_U1, 0, 1}, {FP_S_I32, 1, 7}, {FP_S_PTR, 2, 0x7f0000001000}, {FP_S_I32, 3, 9},
+                           {FP_S_PTR, 4, 0x7f0000002000}};
+    for (unsigned i = 0; i < 5; i++)
+        memcpy(blob + off[i], &w[i].val, size[i]);
+    struct fp_slot slots[8];
+    unsigned n;
+    ck_assert_int_eq(fp_slotmap_build(w, 5, off, size, 7, blob, sizeof blob, slots, &n), FP_MAP_VALUE);
+    ck_assert_uint_eq(n, 5);
+    unsigned want[5] = {2, 4, 1, 3, 0};
+    for (unsigned i = 0; i < 5; i++)
+        ck_assert_uint_eq(slots[i].want, want[i]);
+    struct fp_want w2[5];
+    memcpy(w2, w, sizeof w);
+    w2[0].val = 0;
+    w2[1].val = (uint32_t)-3;
+    w2[2].val = 0x7f0000005000;
+    w2[3].val = 11;
+    w2[4].val = 0x7f0000006000;
+    memset(buf, 0xee, sizeof buf);
+    fp_slots_patch(buf, slots, n, w2);
+    for (unsigned i = 0; i < 5; i++) {
+        uint64_t got = 0, mask = size[i] == 8 ? ~0ull : (1ull << (8 * size[i])) - 1;
+        memcpy(&got, buf + off[i], size[i]);
+        ck_assert_uint_eq(got, w2[i].val & mask);
+    }
+    ck_assert_uint_eq(buf[1], 0xee); /* padding untouched */
 }
 END_TEST
 
@@ -244,6 +286,7 @@ static Suite *suite(void)
     tcase_add_test(t, int_classes_follow_specialize_cc);
     tcase_add_test(t, key_bytes_text_and_overflow);
     tcase_add_test(t, slot_map_checks_every_slot);
+    tcase_add_test(t, slot_map_orders_slots_by_width);
     tcase_add_test(t, memo_is_bounded_and_evicts_by_clock);
     tcase_add_test(t, memo_pins_and_zero_capacity);
     suite_add_tcase(s, t);
