@@ -4,7 +4,7 @@
  * checks for __torch_function__, and data_ptr() allocates a Python int).
  *
  * Only for the torch whose layout trlat was built against (2.11: offsets
- * below, read from its headers by a probe against torch/include) and only
+ * in fp.h, read from its headers by a probe against torch/include) and only
  * where the getters would answer from those fields, as torch's own code
  * does (python_variable.cpp THPVariable_data_ptr/dtype/is_cuda,
  * TensorImpl::data_impl, StorageImpl::mutable_data):
@@ -23,7 +23,9 @@
  * through the getters gave the same three answers as the fields (and the
  * same storage_offset() and numel()), and off for the process, said once,
  * at the first disagreement. tests/unit/test_fp_tensor_fields.c pins the
- * offsets. */
+ * offsets. The read itself (fp_td_read, fp.h; fp_tensor_direct and
+ * fp_read_tensor, fp_py.h) is inline in a hit's code; this file decides
+ * when it may run. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
 #include "interpose/real.h"
