@@ -3,10 +3,14 @@
  * Autotuner.run) to the first frame of the program. Known (code, offset)
  * pairs cost a hash lookup per frame; the line number (a scan of the line
  * table) is computed once per pair. */
+#include "fastpath/fp.h"
 #include "fastpath/pyhook.h"
 #include "fastpath/pysites.h"
 #include "interpose/log.h"
+#include "interpose/real.h"
 
+#include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,14 +50,107 @@ static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_
         PY(Py_DecRef)(name);
 }
 
+/* The running frame without a frame object (CPython 3.12). PyEval_GetFrame
+ * makes a PyFrameObject for a function's frame the first time it is asked,
+ * and CPython frees it when the function returns: ~350 instructions and an
+ * allocation for each call of a Python function that launches (`def
+ * add(x, y): add_kernel[grid](...)`), as much as a fast-path hit's key.
+ * In 3.12 the thread state's cframe->current_frame is the interpreter frame
+ * PyEval_GetFrame wraps (Include/cpython/pystate.h: PyThreadState.cframe at
+ * offset 56, _PyCFrame.current_frame its first word), and
+ * PyUnstable_InterpreterFrame_GetCode/GetLasti answer for it what
+ * PyFrame_GetCode/GetLasti answer for the frame object. Read so only after
+ * FRAME_AGREE calls found, both ways, the frame object's f_frame (offset 24)
+ * that same pointer with the same code and offset; off for the process at
+ * the first disagreement. Only where the running frame is the site (the C
+ * launcher's caller); frames to skip (Triton's) are walked as before. The
+ * GIL guards the state. */
+enum { TS_CFRAME = 56, FO_F_FRAME = 24, FRAME_AGREE = 16 };
+static struct {
+    int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
+    unsigned agreed;
+    PyObject *(*code)(void *); /* PyUnstable_InterpreterFrame_GetCode: a new reference */
+    int (*lasti)(void *);      /* PyUnstable_InterpreterFrame_GetLasti */
+} FR;
+
+static void frame_resolve(void)
+{
+    FR.state = -1;
+    const unsigned long *pv = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
+    if (!pv || (*pv >> 16) != 0x030c || !PY(PyThreadState_Get))
+        return;
+    FR.code = (PyObject * (*)(void *)) trlat_real_dlsym(RTLD_DEFAULT, "PyUnstable_InterpreterFrame_GetCode");
+    FR.lasti = (int (*)(void *))trlat_real_dlsym(RTLD_DEFAULT, "PyUnstable_InterpreterFrame_GetLasti");
+    if (FR.code && FR.lasti)
+        FR.state = 1;
+}
+
+/* The running _PyInterpreterFrame, or NULL when its _PyCFrame is not on
+ * this thread's stack above us (where the eval loop keeps it). */
+static void *frame_running(void)
+{
+    char here;
+    const char *ts = (const char *)PY(PyThreadState_Get)();
+    const void *cf = *(const void *const *)(ts + TS_CFRAME);
+    if ((uintptr_t)cf - (uintptr_t)&here > ((uintptr_t)1 << 28))
+        return NULL;
+    return *(void *const *)cf;
+}
+
+/* The site where the running frame is one, from the interpreter frame
+ * (FR on): 0 when it is not known yet or is to be skipped. */
+static uint64_t site_direct(void)
+{
+    void *fr = frame_running();
+    if (!fr)
+        return 0;
+    PyObject *code = FR.code(fr);
+    struct trlat_pysite_hit hit;
+    int known = trlat_pysite_lookup(code, FR.lasti(fr), &hit);
+    PY(Py_DecRef)(code); /* a known key's code is held by the table */
+    return known && !hit.skip ? hit.site : 0;
+}
+
+/* While comparing: the running frame f read both ways. */
+static void frame_compare(PyObject *f, PyObject *code, int64_t off)
+{
+    void *fr = frame_running();
+    int same = fr && fr == *(void *const *)((const char *)f + FO_F_FRAME);
+    if (same) {
+        PyObject *c = FR.code(fr);
+        same = c == code && FR.lasti(fr) == off;
+        PY(Py_DecRef)(c);
+    }
+    if (!same) {
+        FR.state = -1;
+        static atomic_flag once;
+        trlat_log_once(&once, "Python call sites are read through frame objects from now on (the running "
+                              "interpreter frame did not read as CPython 3.12's)");
+    } else if (++FR.agreed >= FRAME_AGREE) {
+        FR.state = 2;
+        if (fp_conf.debug)
+            trlat_log("Python call sites are read from the running interpreter frame (%u reads agreed with its "
+                      "frame object)", FR.agreed);
+    }
+}
+
 uint64_t trlat_pyhook_caller_site(void)
 {
+    if (__builtin_expect(FR.state == 2, 1)) {
+        uint64_t site = site_direct();
+        if (site)
+            return site;
+    } else if (!FR.state) {
+        frame_resolve();
+    }
     PyObject *f = PY(PyEval_GetFrame)(); /* borrowed: the running frame */
     PyObject *owned = NULL;               /* the outer frames, new references */
     uint64_t site = 0;
     for (int depth = 0; f && depth < MAX_DEPTH; depth++) {
         PyObject *code = PY(PyFrame_GetCode)(f);
         int64_t off = frame_offset(f);
+        if (depth == 0 && FR.state == 1)
+            frame_compare(f, code, off);
         struct trlat_pysite_hit hit;
         if (!trlat_pysite_lookup(code, off, &hit))
             learn(f, code, off, &hit);

@@ -603,6 +603,20 @@ def launchers():
     print("launchers done")
 
 
+def add_wrapped(x, n):
+    """A kernel launched from a function of the program's (its frame is new
+    on every call): the call site is this line."""
+    add_kernel[(cdiv(n, 128), )](x, x, x, n, BLOCK=128)
+
+
+def wrapped():
+    x = torch.empty(4096)
+    for i in range(N):
+        add_wrapped(x, 64 + i % 3)
+        (lambda: add_kernel[(1, )](x, x, x, 32, BLOCK=128))()  # and from a lambda's frame
+    print("wrapped done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

@@ -199,6 +199,26 @@ for PY in "${pythons[@]}"; do
     expect "py$v function loaded again: launches of each, hits after, verify agrees" \
         "$(grep -c 'launch add_kernel_reloaded ' "$WORK/rlon.log"):$(total rlon hits):$(reason rlver verify_mismatch)" "5:8:0"
 
+    # call sites: the same file:line whether Triton's path or a replay
+    # reports the launch, also for launches from functions whose frames are
+    # new on every call (read from the running interpreter frame on 3.12,
+    # pyhook_site.c, once 16 reads agreed with its frame object)
+    run woff 0 wrapped 40
+    run won 1 wrapped 40 TRLAT_FASTPATH_DEBUG=1
+    same "py$v launches from functions" woff won
+    texts='sorted((k["name"], s["site"].rsplit("/", 1)[-1], s["launches"]) for k in r["kernels"] for s in k["call_sites"])'
+    expect "py$v launches from functions: the same sites" "$(fpk won "$texts")" "$(fpk woff "$texts")"
+    expect "py$v launches from functions: hits at prog.py's lines" \
+        "$(fpk won '[(s["site"].rsplit("/", 1)[-1], s["launches"]) for k in r["kernels"] if k["name"] == "add_kernel" for s in k["call_sites"]]'):$(total won hits)" \
+        "[('prog.py:609', 40), ('prog.py:616', 40)]:78"
+    expect "py$v corpus: the same sites" "$(fpk on "$texts")" "$(fpk off "$texts")"
+    if [ "$v" = 3.12 ]; then
+        expect "py$v call sites read from the running frame" \
+            "$(grep -c 'call sites are read from the running interpreter frame (16 reads agreed' "$WORK/won.err")" 1
+    else
+        expect "py$v call sites through frame objects (not 3.12)" "$(grep -c 'running interpreter frame' "$WORK/won.err")" 0
+    fi
+
     # kernel[grid] launchers handed out again for held tuple grids
     run lnoff 0 launchers 20
     run lnon 1 launchers 20
