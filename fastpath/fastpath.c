@@ -6,6 +6,7 @@
 #include "fastpath/fastpath.h"
 #include "fastpath/fp_py.h"
 #include "fastpath/phases.h"
+#include "fastpath/pyhook.h"
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/trlat.h"
@@ -85,7 +86,9 @@ static int missed(struct fp_layout *L)
 
 /* TRLAT_FASTPATH_DEBUG: memo hits found by the key; the rest of the hits
  * took a last hit's entry (lastcall.c), said at exit. Counted off the
- * shortcut's path. */
+ * shortcut's path. And whether call sites came from the running frame
+ * (pyhook_site.c; said at exit, not when it switches on, so that it does
+ * not take a line of the log's budget from what a run says as it goes). */
 static uint64_t found_keyed;
 
 static void say_found(void)
@@ -94,6 +97,10 @@ static void say_found(void)
     if (hits)
         trlat_log("fast path: %llu of %llu hits took one of their kernel's last %d hits' entries (no key built)",
                   (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
+    unsigned agreed = trlat_pyhook_sites_direct();
+    if (agreed)
+        trlat_log("Python call sites were read from the running interpreter frame (%u reads agreed with its frame "
+                  "object first)", agreed);
 }
 
 int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)

@@ -103,6 +103,10 @@ int trlat_pyhook_set_subscript_lambda(PyObject *code, PyObject *globals, int sel
 /* The site of the innermost Python frame that is not in the skipped package
  * (Triton's): 0 when there is none. */
 uint64_t trlat_pyhook_caller_site(void);
+/* Whether call sites are read from the running interpreter frame (CPython
+ * 3.12, 3.13; pyhook_site.c): the reads that agreed before it switched on,
+ * 0 while it is not on. */
+unsigned trlat_pyhook_sites_direct(void);
 /* Frames whose code file starts with prefix are Triton's (copied). */
 void trlat_pyhook_set_skip_prefix(const char *prefix);
 

@@ -3,7 +3,6 @@
  * Autotuner.run) to the first frame of the program. Known (code, offset)
  * pairs cost a hash lookup per frame; the line number (a scan of the line
  * table) is computed once per pair. */
-#include "fastpath/fp.h"
 #include "fastpath/pyhook.h"
 #include "fastpath/pysites.h"
 #include "interpose/log.h"
@@ -50,24 +49,28 @@ static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_
         PY(Py_DecRef)(name);
 }
 
-/* The running frame without a frame object (CPython 3.12). PyEval_GetFrame
- * makes a PyFrameObject for a function's frame the first time it is asked,
- * and CPython frees it when the function returns: ~350 instructions and an
- * allocation for each call of a Python function that launches (`def
- * add(x, y): add_kernel[grid](...)`), as much as a fast-path hit's key.
- * In 3.12 the thread state's cframe->current_frame is the interpreter frame
- * PyEval_GetFrame wraps (Include/cpython/pystate.h: PyThreadState.cframe at
- * offset 56, _PyCFrame.current_frame its first word), and
- * PyUnstable_InterpreterFrame_GetCode/GetLasti answer for it what
- * PyFrame_GetCode/GetLasti answer for the frame object. Read so only after
- * FRAME_AGREE calls found, both ways, the frame object's f_frame (offset 24)
- * that same pointer with the same code and offset; off for the process at
- * the first disagreement. Only where the running frame is the site (the C
- * launcher's caller); frames to skip (Triton's) are walked as before. The
- * GIL guards the state. */
-enum { TS_CFRAME = 56, FO_F_FRAME = 24, FRAME_AGREE = 16 };
+/* The running frame without a frame object (CPython 3.12 and 3.13).
+ * PyEval_GetFrame makes a PyFrameObject for a function's frame the first
+ * time it is asked, and CPython frees it when the function returns: ~350
+ * instructions and an allocation for each call of a Python function that
+ * launches (`def add(x, y): add_kernel[grid](...)`), as much as a
+ * fast-path hit's key. The interpreter frame PyEval_GetFrame wraps is the
+ * thread state's cframe->current_frame in 3.12 (PyThreadState.cframe at
+ * offset 56, _PyCFrame.current_frame its first word) and its current_frame
+ * in 3.13 (offset 72; Include/cpython/pystate.h, offsetof against each
+ * version's headers), and PyUnstable_InterpreterFrame_GetCode/GetLasti
+ * answer for it what PyFrame_GetCode/GetLasti answer for the frame object.
+ * Read so only after FRAME_AGREE calls found the frame object's f_frame
+ * (offset 24) that same pointer, compared before anything is read through
+ * it, with the same code and offset; off for the process at the first
+ * difference. Only where the running frame is the site (the C launcher's
+ * caller); frames to skip (Triton's) are walked as before. Builds whose
+ * objects are laid out otherwise (free-threaded: ob_type is not the second
+ * word) walk. The GIL guards the state. */
+enum { TS_CFRAME_312 = 56, TS_FRAME_313 = 72, FO_F_FRAME = 24, FRAME_AGREE = 16 };
 static struct {
     int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
+    int v313;  /* the frame in the thread state itself, not behind a _PyCFrame */
     unsigned agreed;
     PyObject *(*code)(void *); /* PyUnstable_InterpreterFrame_GetCode: a new reference */
     int (*lasti)(void *);      /* PyUnstable_InterpreterFrame_GetLasti */
@@ -77,21 +80,27 @@ static void frame_resolve(void)
 {
     FR.state = -1;
     const unsigned long *pv = trlat_real_dlsym(RTLD_DEFAULT, "Py_Version");
-    if (!pv || (*pv >> 16) != 0x030c || !PY(PyThreadState_Get))
+    const void *none = trlat_real_dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
+    const void *none_type = trlat_real_dlsym(RTLD_DEFAULT, "_PyNone_Type");
+    if (!pv || ((*pv >> 16) != 0x030c && (*pv >> 16) != 0x030d) || !PY(PyThreadState_Get) || !none ||
+        ((const void *const *)none)[1] != none_type)
         return;
+    FR.v313 = (*pv >> 16) == 0x030d;
     FR.code = (PyObject * (*)(void *)) trlat_real_dlsym(RTLD_DEFAULT, "PyUnstable_InterpreterFrame_GetCode");
     FR.lasti = (int (*)(void *))trlat_real_dlsym(RTLD_DEFAULT, "PyUnstable_InterpreterFrame_GetLasti");
     if (FR.code && FR.lasti)
         FR.state = 1;
 }
 
-/* The running _PyInterpreterFrame, or NULL when its _PyCFrame is not on
+/* The running _PyInterpreterFrame. 3.12: NULL when its _PyCFrame is not on
  * this thread's stack above us (where the eval loop keeps it). */
 static void *frame_running(void)
 {
-    char here;
     const char *ts = (const char *)PY(PyThreadState_Get)();
-    const void *cf = *(const void *const *)(ts + TS_CFRAME);
+    if (FR.v313)
+        return *(void *const *)(ts + TS_FRAME_313);
+    char here;
+    const void *cf = *(const void *const *)(ts + TS_CFRAME_312);
     if ((uintptr_t)cf - (uintptr_t)&here > ((uintptr_t)1 << 28))
         return NULL;
     return *(void *const *)cf;
@@ -125,13 +134,15 @@ static void frame_compare(PyObject *f, PyObject *code, int64_t off)
         FR.state = -1;
         static atomic_flag once;
         trlat_log_once(&once, "Python call sites are read through frame objects from now on (the running "
-                              "interpreter frame did not read as CPython 3.12's)");
+                              "interpreter frame did not read as this CPython's)");
     } else if (++FR.agreed >= FRAME_AGREE) {
         FR.state = 2;
-        if (fp_conf.debug)
-            trlat_log("Python call sites are read from the running interpreter frame (%u reads agreed with its "
-                      "frame object)", FR.agreed);
     }
+}
+
+unsigned trlat_pyhook_sites_direct(void)
+{
+    return FR.state == 2 ? FR.agreed : 0;
 }
 
 uint64_t trlat_pyhook_caller_site(void)
