@@ -604,8 +604,8 @@ def launchers():
 
 
 def add_wrapped(x, n):
-    """A kernel launched from a function of the program's (its frame is new
-    on every call): the call site is this line."""
+    """A kernel launched from one of the program's functions (its frame is
+    new on every call): the call site is this line."""
     add_kernel[(cdiv(n, 128), )](x, x, x, n, BLOCK=128)
 
 
