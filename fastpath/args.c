@@ -351,12 +351,15 @@ fail:
  * from torch's structs where tensor_direct.c can, else through the getters
  * (whose answers that reader learns from). fp_read_tensor (fp_py.h) takes
  * the common case inline and comes here for the rest. */
-int fp_read_tensor_slow(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+int fp_read_tensor_slow(struct fp_call *c, PyObject *v, int plain, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
+    int stale = fp_tplain[FP_TYPE(v) != fpy.t_tensor].epoch != fpy.epoch; /* the test could not tell */
     struct tgetters *g = getters(FP_TYPE(v));
-    int plain = g && g->data_ptr && g->attrs_words && fp_no_instance_attrs(v) && (fp_tplain[g - tg].reads++ & 255);
-    if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
-        return 0;
+    if (stale) { /* its answer for this epoch, this read counted once */
+        plain = g && g->data_ptr && g->attrs_words && fp_no_instance_attrs(v) && (fp_tplain[g - tg].reads++ & 255);
+        if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
+            return 0;
+    }
     return read_tensor_slow(c, v, g, plain, dtype, cuda, ptr);
 }
 

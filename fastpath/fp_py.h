@@ -292,18 +292,23 @@ struct fp_tplain {
     unsigned reads;
 };
 extern struct fp_tplain fp_tplain[2];
-/* fp_read_tensor past its common case (args.c). */
-int fp_read_tensor_slow(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr);
+/* fp_read_tensor past its common case (args.c); plain: that case's test
+ * passed (data_ptr unshadowed; this read counted) and the fields read
+ * failed. Its 0 stands unless its epoch was stale (then asked again). */
+int fp_read_tensor_slow(struct fp_call *c, PyObject *v, int plain, PyObject **dtype, int *cuda, uint64_t *ptr);
 /* A tensor's dtype (borrowed), is_cuda and data_ptr() as Triton reads them
  * (torch's structs or its getters); 0, or -1 when they cannot be read.
- * The common case, a plain tensor read from its fields, inline. */
-static inline int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype, int *cuda, uint64_t *ptr)
+ * The common case, a plain tensor read from its fields, inline (forced:
+ * with the slow call's extra argument GCC kept an out-of-line copy, 170
+ * more instructions per nop_with_args hit). */
+static inline __attribute__((always_inline)) int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype,
+                                                                 int *cuda, uint64_t *ptr)
 {
     struct fp_tplain *t = &fp_tplain[FP_TYPE(v) != fpy.t_tensor];
-    if (__builtin_expect(t->epoch == fpy.epoch && t->plain && fp_no_instance_attrs(v) && (t->reads++ & 255), 1) &&
-        fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
+    int plain = t->epoch == fpy.epoch && t->plain && fp_no_instance_attrs(v) && (t->reads++ & 255);
+    if (__builtin_expect(plain, 1) && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
         return 0;
-    return fp_read_tensor_slow(c, v, dtype, cuda, ptr);
+    return fp_read_tensor_slow(c, v, plain, dtype, cuda, ptr);
 }
 /* Triton's cache still maps the entry's key to its kernel (checked once per
  * epoch): 1 yes, 0 no. */
