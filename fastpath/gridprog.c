@@ -304,10 +304,10 @@ static void analyze(struct fp_gslot *s, PyObject *fn)
         char d[512];
         describe(s->code, d, sizeof d);
         if (p)
-            trlat_log("fast path: grid function %s: evaluated without calling it (%u operations, %u guards)", d,
+            trlat_log_debug("fast path: grid function %s: evaluated without calling it (%u operations, %u guards)", d,
                       p->n, p->nhit + p->nepoch);
         else
-            trlat_log("fast path: grid function %s: called on every hit: %s", d, why ? why : "?");
+            trlat_log_debug("fast path: grid function %s: called on every hit: %s", d, why ? why : "?");
     }
     trlat_py_drop(res);
     s->p = p; /* a program it replaces is retired, never freed: a caller may hold it */

@@ -136,7 +136,7 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
     if (fp_td.state == 1 && ++fp_td.agreed >= FP_TD_AGREE) {
         fp_td.state = 2;
         if (fp_conf.debug)
-            trlat_log("fast path: tensors are read from torch's TensorImpl (%u reads agreed with its getters)",
+            trlat_log_debug("fast path: tensors are read from torch's TensorImpl (%u reads agreed with its getters)",
                       fp_td.agreed);
     }
 }
