@@ -33,7 +33,7 @@ static inline uint64_t trlat_mono_ns(void)
 }
 
 /* Raw ticks: cheap, monotonic per CPU; convert with trlat_ticks_ns. */
-static inline uint64_t trlat_ticks(void)
+static inline __attribute__((always_inline)) uint64_t trlat_ticks(void)
 {
 #if defined(__x86_64__)
     if (__builtin_expect(trlat_clk.use_tsc, 1)) {
@@ -47,7 +47,7 @@ static inline uint64_t trlat_ticks(void)
 
 /* A launch-path timestamp: trlat_ticks(), or 0 under TRLAT_TIMING=none
  * (no clock read: a record with t0 == 0 is counted, not timed). */
-static inline uint64_t trlat_stamp(void)
+static inline __attribute__((always_inline)) uint64_t trlat_stamp(void)
 {
     return __builtin_expect(trlat_clk.untimed, 0) ? 0 : trlat_ticks();
 }

@@ -51,8 +51,10 @@ static __attribute__((noinline)) void record_error(struct trlat_tstate *ts, void
     TRLAT_WR(k->errors, TRLAT_RD(k->errors) + 1);
 }
 
-static inline void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1, CUresult rc, uint64_t py_t0,
-                          uint64_t site)
+/* The launch path's helpers are forced inline: a profile-guided build
+ * (make pgo) that saw mostly fast-path hits left them out of line here. */
+static inline __attribute__((always_inline)) void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1,
+                                                          CUresult rc, uint64_t py_t0, uint64_t site)
 {
     trlat_rec_add(ts, func, t0, t1, py_t0, site);
     if (UNLIKELY(rc != CUDA_SUCCESS))
@@ -62,7 +64,7 @@ static inline void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint
 /* A launch of the thread's Python call (ts->py_t0 set) carries the call's
  * site; its first launch also the call's entry, for its py->driver time.
  * Any further launch of the same call is counted at the site only. */
-static inline void python_part(struct trlat_tstate *ts, uint64_t *py_t0, uint64_t *site)
+static inline __attribute__((always_inline)) void python_part(struct trlat_tstate *ts, uint64_t *py_t0, uint64_t *site)
 {
     *py_t0 = *site = 0;
     if (ts->py_t0) {
@@ -140,7 +142,7 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     return l->rc;
 }
 
-static inline int needs_slow(const struct trlat_tstate *ts)
+static inline __attribute__((always_inline)) int needs_slow(const struct trlat_tstate *ts)
 {
     return (ts->slow | ts->hooks_wanted) || atomic_load_explicit(&hooks_always, memory_order_relaxed);
 }

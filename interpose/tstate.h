@@ -153,7 +153,7 @@ extern _Thread_local struct trlat_tstate *trlat_tls __attribute__((tls_model("in
 
 /* The calling thread's state, or NULL when trlat is disabled. */
 struct trlat_tstate *trlat_tstate_slow(void);
-static inline struct trlat_tstate *trlat_tstate_get(void)
+static inline __attribute__((always_inline)) struct trlat_tstate *trlat_tstate_get(void)
 {
     struct trlat_tstate *ts = trlat_tls;
     return __builtin_expect(ts != NULL, 1) ? ts : trlat_tstate_slow();
@@ -173,8 +173,8 @@ void trlat_tstate_fold(struct trlat_tstate *ts);
 
 /* Appends a launch (py_t0, site: struct trlat_rec; a py_t0 makes it the
  * Python call's first launch, ts->py_rec); folds when the batch is full. */
-static inline void trlat_rec_add(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1, uint64_t py_t0,
-                                 uint64_t site)
+static inline __attribute__((always_inline)) void trlat_rec_add(struct trlat_tstate *ts, void *func, uint64_t t0,
+                                                                 uint64_t t1, uint64_t py_t0, uint64_t site)
 {
     struct trlat_rec *r = &ts->recs[ts->nrec];
     r->func = func;

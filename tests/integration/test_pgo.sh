@@ -15,6 +15,10 @@ expect "pgo: builds" "$?:$(tail -1 "$WORK/build.out")" "0:pgo-build: $P/libtrlat
 for f in fastpath/lastcall fastpath/replay fastpath/getitem interpose/launch; do
     expect "pgo: $f trained" "$([ -s "$P/pgo/obj/$f.gcda" ] && echo yes)" yes
 done
+# the launch path's helpers stay inline in the wrapper (a profile that saw
+# mostly hits once left record() and the clock read out of line there)
+expect "pgo: launch path helpers inline" \
+    "$(nm "$P/libtrlat.so" | grep -cE ' (record|trlat_ticks|trlat_stamp|trlat_rec_add|python_part|needs_slow)(\.|$)')" 0
 exports() { nm -D --defined-only "$1" | awk '{print $3}' | sort | tr '\n' ' '; }
 expect "pgo: same exports as the plain build" "$(exports "$P/libtrlat.so")" "$(exports "$LIB")"
 
