@@ -96,11 +96,12 @@ static void say_found(void)
     uint64_t hits = fp_stats_hits(), last = hits > found_keyed ? hits - found_keyed : 0;
     if (hits)
         trlat_log_debug("fast path: %llu of %llu hits took one of their kernel's last %d hits' entries (no key built)",
-                  (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
+                        (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
     unsigned agreed = trlat_pyhook_sites_direct();
     if (agreed)
-        trlat_log_debug("Python call sites were read from the running interpreter frame (%u reads agreed with its frame "
-                  "object first)", agreed);
+        trlat_log_debug("Python call sites were read from the running interpreter frame (%u reads agreed with its "
+                        "frame object first)",
+                        agreed);
 }
 
 int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
@@ -341,7 +342,7 @@ static int store(struct fp_state *st, PyObject *result)
     e->checked_epoch = fpy.epoch; /* just found there */
     if (fp_conf.debug)
         trlat_log_debug("fast path: %s: memoized a %s entry (%u parameters, %u slots, key %u bytes)", e->stat->name,
-                  ident ? "identical-only" : "value-mode", e->nparams, e->nslots, e->key_len);
+                        ident ? "identical-only" : "value-mode", e->nparams, e->nslots, e->key_len);
     entry_free(fp_memo_insert(&fp_memo, e)); /* e itself when nothing is stored */
     return 0;
 }

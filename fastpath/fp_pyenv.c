@@ -301,8 +301,8 @@ int fp_py_init(void)
          * unseen: everything is read on every call, as without watchers */
         fpy.watchers = 0;
         if (fp_conf.debug)
-            trlat_log_debug("fast path: Python 3.13.0's dict watchers miss attribute stores (CPython gh-125608, fixed in "
-                      "3.13.1): the guards read on every call");
+            trlat_log_debug("fast path: Python 3.13.0's dict watchers miss attribute stores (CPython gh-125608, "
+                            "fixed in 3.13.1): the guards read on every call");
     }
     fpy.epoch = 1;
     fpy.next_layout_id = 1;
@@ -311,9 +311,9 @@ int fp_py_init(void)
     fpy.idict = managed_dict_words(ver);
     if (fp_conf.debug)
         trlat_log_debug("fast path: a tensor's own attributes (a data_ptr shadowing torch's) are %s",
-                  fpy.idict == 2   ? "looked for in the words at -3 and -4 of the object (CPython 3.11)"
-                  : fpy.idict == 1 ? "looked for in the word at -3 of the object"
-                                   : "looked up by _PyObject_GetMethod");
+                        fpy.idict == 2   ? "looked for in the words at -3 and -4 of the object (CPython 3.11)"
+                        : fpy.idict == 1 ? "looked for in the word at -3 of the object"
+                                         : "looked up by _PyObject_GetMethod");
     /* What the guards read through these objects' dicts. */
     PyObject *d = fp_getattr(fpy.knobs_mod, fpy.s___dict__);
     fp_watch_dict(d);

@@ -305,7 +305,7 @@ static void analyze(struct fp_gslot *s, PyObject *fn)
         describe(s->code, d, sizeof d);
         if (p)
             trlat_log_debug("fast path: grid function %s: evaluated without calling it (%u operations, %u guards)", d,
-                      p->n, p->nhit + p->nepoch);
+                            p->n, p->nhit + p->nepoch);
         else
             trlat_log_debug("fast path: grid function %s: called on every hit: %s", d, why ? why : "?");
     }

@@ -137,7 +137,7 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
         fp_td.state = 2;
         if (fp_conf.debug)
             trlat_log_debug("fast path: tensors are read from torch's TensorImpl (%u reads agreed with its getters)",
-                      fp_td.agreed);
+                            fp_td.agreed);
     }
 }
 

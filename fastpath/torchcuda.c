@@ -73,7 +73,8 @@ static void resolve(void)
     else
         dlclose(h); /* RTLD_NOLOAD: torch keeps it loaded */
     if (fp_conf.debug && T.state > 0 && T.ctx_state < 0)
-        trlat_log_debug("fast path: no c10 target-device symbol in libc10_cuda's .symtab: the device is read through GetDevice");
+        trlat_log_debug("fast path: no c10 target-device symbol in libc10_cuda's .symtab: the device is read "
+                        "through GetDevice");
 }
 
 /* GetDevice's answer from the target device and the current context's
@@ -115,7 +116,8 @@ static int c10_read(int *device, uint64_t *stream, int *ctx)
             T.ctx_state = -1;
             *ctx = 0;
             if (fp_conf.debug)
-                trlat_log_debug("fast path: the current context's device differs from torch's GetDevice; using GetDevice");
+                trlat_log_debug(
+                    "fast path: the current context's device differs from torch's GetDevice; using GetDevice");
         }
         d = g;
     }
@@ -143,8 +145,9 @@ void fp_torch_device_stream_check(int usable, int device, uint64_t stream)
         agreed = 1;
         static int said;
         if (fp_conf.debug && !said++)
-            trlat_log_debug("fast path: the current device and stream are read through torch's C++ library (libc10_cuda%s)",
-                      T.ctx_state > 0 ? "; the device from its target device and the current context" : "");
+            trlat_log_debug(
+                "fast path: the current device and stream are read through torch's C++ library (libc10_cuda%s)",
+                T.ctx_state > 0 ? "; the device from its target device and the current context" : "");
     } else if (T.state > 0) {
         T.state = -1; /* torch's C++ fails or answers differently: the Python calls from now on */
         if (fp_conf.debug)
