@@ -241,6 +241,9 @@ static struct tgetters *getters(void *type)
         return g->ok ? g : NULL;
     g->epoch = fpy.epoch;
     g->ok = 0;
+    struct fp_tplain *t = &fp_tplain[g - tg]; /* current from here on, whatever the answer */
+    t->epoch = fpy.epoch;
+    t->plain = 0;
     if (!fpy.watchers || !fpy.t_getset || !fpy.generic_getattr || !PY(PyType_GetSlot) || !PY(PyType_IsSubtype))
         return NULL;
     if (!g->watched) {
@@ -271,9 +274,7 @@ static struct tgetters *getters(void *type)
     } else if (d) {
         PY(Py_DecRef)(d);
     }
-    struct fp_tplain *t = &fp_tplain[g - tg];
     t->plain = g->ok && g->data_ptr && g->attrs_words;
-    t->epoch = fpy.epoch;
     return g->ok ? g : NULL;
 }
 
@@ -353,10 +354,11 @@ fail:
  * the common case inline and comes here for the rest. */
 int fp_read_tensor_slow(struct fp_call *c, PyObject *v, int plain, PyObject **dtype, int *cuda, uint64_t *ptr)
 {
-    int stale = fp_tplain[FP_TYPE(v) != fpy.t_tensor].epoch != fpy.epoch; /* the test could not tell */
+    struct fp_tplain *t = &fp_tplain[FP_TYPE(v) != fpy.t_tensor];
+    int stale = t->epoch != fpy.epoch; /* the test could not tell */
     struct tgetters *g = getters(FP_TYPE(v));
-    if (stale) { /* its answer for this epoch, this read counted once */
-        plain = g && g->data_ptr && g->attrs_words && fp_no_instance_attrs(v) && (fp_tplain[g - tg].reads++ & 255);
+    if (stale) { /* its answer for this epoch (getters made t current), this read counted once */
+        plain = t->plain && fp_no_instance_attrs(v) && (t->reads++ & 255);
         if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
             return 0;
     }

@@ -181,8 +181,6 @@ static inline int fp_td_read(const void *obj, const struct fp_td_layout *lay, un
                (uint64_t)lay->itemsize[*idx] * (uint64_t)FP_AT(impl, FP_TI_STORAGE_OFFSET, int64_t);
     return 0;
 }
-/* The same, out of line (the unit tests, the learning reads). */
-int fp_td_fields(const void *obj, const struct fp_td_layout *lay, unsigned *idx, int *cuda, uint64_t *ptr);
 
 /* ---- slot map (slotmap.c) ---- */
 /* One kernel parameter the call supplies, in Triton's parameter order. */

@@ -64,11 +64,6 @@ static void resolve(void)
         fp_td.state = 1;
 }
 
-int fp_td_fields(const void *obj, const struct fp_td_layout *lay, unsigned *idx, int *cuda, uint64_t *ptr)
-{
-    return fp_td_read(obj, lay, idx, cuda, ptr);
-}
-
 /* Said once whatever TRLAT_FASTPATH_DEBUG says: torch is not what this
  * reader was built for, and hits cost more from here on. */
 static void turn_off(const char *why)
@@ -113,7 +108,7 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
     unsigned idx = FP_TD_DTYPES;
     int c;
     uint64_t p;
-    int r = fp_td_fields(v, &fp_td.lay, &idx, &c, &p);
+    int r = fp_td_read(v, &fp_td.lay, &idx, &c, &p);
     if (r && idx < FP_TD_DTYPES && !fp_td.lay.itemsize[idx]) { /* a plain tensor of a dtype not seen yet */
         PyObject *n = trlat_py_attr(dtype, "itemsize");
         long sz = n ? PY(PyLong_AsLong)(n) : -1;
@@ -125,7 +120,7 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
         }
         fp_td.dtype[idx] = dtype;
         fp_td.lay.itemsize[idx] = (uint32_t)sz;
-        r = fp_td_fields(v, &fp_td.lay, &idx, &c, &p);
+        r = fp_td_read(v, &fp_td.lay, &idx, &c, &p);
     }
     if (r)
         return; /* not a plain tensor: the getters serve it */

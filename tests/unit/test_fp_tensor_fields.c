@@ -1,4 +1,4 @@
-/* fp_td_fields on hand-built torch 2.11 structs: the offsets are the ones a
+/* fp_td_read on hand-built torch 2.11 structs: the offsets are the ones a
  * probe compiled against torch 2.11's headers printed (offsetof, and the
  * bits a bitfield store changed), written here as numbers so that a change
  * to tensor_direct.c's table shows up; every condition under which torch's
@@ -55,7 +55,7 @@ static int fields_of(const struct fake *f, unsigned *idx, int *cuda, uint64_t *p
     *idx = FP_TD_DTYPES;
     *cuda = -1;
     *ptr = 1;
-    return fp_td_fields(f->obj, &f->lay, idx, cuda, ptr);
+    return fp_td_read(f->obj, &f->lay, idx, cuda, ptr);
 }
 
 START_TEST(plain_tensor_as_torch_computes_it)
