@@ -24,7 +24,6 @@
 
 static const struct trlat_launch_hooks *hooks[TRLAT_MAX_HOOKS];
 static _Atomic int nhooks;
-static _Atomic int hooks_always; /* an installed hook set wants every launch */
 
 int trlat_launch_add_hooks(const struct trlat_launch_hooks *h)
 {
@@ -34,8 +33,8 @@ int trlat_launch_add_hooks(const struct trlat_launch_hooks *h)
         return -1;
     hooks[i] = h;
     atomic_store_explicit(&nhooks, i + 1, memory_order_release); /* publishes hooks[i] */
-    if (h->always)
-        atomic_store_explicit(&hooks_always, 1, memory_order_release);
+    if (h->always) /* every thread's launches: its state says so (no global read per launch) */
+        trlat_tstate_slow_all();
     return 0;
 }
 
@@ -134,7 +133,7 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     uint64_t py_t0, site;
     python_part(ts, &py_t0, &site);
     record(ts, l->func, l->t0, l->t1, l->rc, py_t0, site);
-    if (ts->slow) /* native sites, trace events */
+    if (ts->slow & TRLAT_SLOW_THREAD) /* native sites, trace events */
         record_extra(ts, trlat_kslot_get(ts, l->func), l, has_id, ret);
     for (int i = n - 1; i >= 0; i--)
         if (hooks[i]->after)
@@ -144,7 +143,7 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
 
 static inline __attribute__((always_inline)) int needs_slow(const struct trlat_tstate *ts)
 {
-    return (ts->slow | ts->hooks_wanted) || atomic_load_explicit(&hooks_always, memory_order_relaxed);
+    return ts->slow | ts->hooks_wanted;
 }
 
 /* One body per ABI. `ret` is the wrapper's return address: the native call

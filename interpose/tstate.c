@@ -6,6 +6,7 @@
 #include "interpose/trlat.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -18,6 +19,9 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trlat_tstate *_Atomic all_states; /* push-only list, read lock-free */
 static struct trlat_tstate *free_states;        /* states of exited threads, under list_lock */
 static _Atomic unsigned nstates;
+_Static_assert(offsetof(struct trlat_tstate, rec_gen) <= 64, "the launch path's fields fit the first cache line");
+
+static _Atomic uint32_t slow_all; /* TRLAT_SLOW_HOOKS once trlat_tstate_slow_all ran */
 static pthread_key_t exit_key;
 
 /* A thread exits: its state (and its counts) stay in the list for the
@@ -52,9 +56,11 @@ void trlat_tstate_after_fork_child(void)
 
 static struct trlat_tstate *new_state(void)
 {
-    struct trlat_tstate *ts = calloc(1, sizeof *ts);
+    /* aligned: the launch path's fields share the first cache line */
+    struct trlat_tstate *ts = aligned_alloc(64, (sizeof *ts + 63) & ~(size_t)63);
     if (!ts)
         return NULL;
+    memset(ts, 0, sizeof *ts);
     long trace = trlat_config(TRLAT_OPT_TRACE);
     if (trace > 0) {
         ts->events = calloc((size_t)trace, sizeof *ts->events);
@@ -93,7 +99,12 @@ struct trlat_tstate *trlat_tstate_slow(void)
     }
     ts->tid = (uint32_t)syscall(SYS_gettid);
     ts->native_sites = (int)trlat_config(TRLAT_OPT_STACKS);
-    ts->slow = ts->native_sites || ts->ev_cap;
+    /* slow_all is read after the state is in the list (new_state's
+     * exchange; a reused state was there) and both sides OR their bits in:
+     * trlat_tstate_slow_all sets slow_all first, then walks the list, so
+     * one of the two sees the other */
+    __atomic_fetch_or(&ts->slow, (ts->native_sites || ts->ev_cap ? TRLAT_SLOW_THREAD : 0) | atomic_load(&slow_all),
+                      __ATOMIC_SEQ_CST);
     trlat_tls = ts;
     pthread_setspecific(exit_key, ts);
     return ts;
@@ -283,6 +294,13 @@ void trlat_tstate_foreach(trlat_slot_fn fn, void *arg)
         if (TRLAT_RD(ts->overflow.driver.count) || TRLAT_RD(ts->overflow.untimed))
             fn(ts, &ts->overflow, arg);
     }
+}
+
+void trlat_tstate_slow_all(void)
+{
+    atomic_store(&slow_all, TRLAT_SLOW_HOOKS);
+    for (struct trlat_tstate *ts = atomic_load(&all_states); ts; ts = ts->next)
+        __atomic_fetch_or(&ts->slow, TRLAT_SLOW_HOOKS, __ATOMIC_SEQ_CST);
 }
 
 unsigned trlat_tstate_count(void)

@@ -20,6 +20,7 @@
 #define TRLAT_PY_CALL_KINDS 6
 #define TRLAT_CHUNK_SLOTS 16
 #define TRLAT_MAX_SLOTS_PER_THREAD 4096
+enum { TRLAT_SLOW_THREAD = 1, TRLAT_SLOW_HOOKS = 2 }; /* trlat_tstate.slow */
 
 /* A call site: id is an interned Python site or a native return address. */
 struct trlat_site {
@@ -91,39 +92,43 @@ static inline uint64_t trlat_launch_corr(uint64_t t0_ticks)
 }
 
 struct trlat_tstate {
-    /* hot: touched on every launch. A launch appends one record to `recs`
-     * (sequential writes: one cache line per few launches); every
+    /* hot: touched on every launch, and together in the state's first
+     * cache line (states are 64-byte aligned): a launch follows a driver
+     * call that has evicted much of the cache. A launch appends one record
+     * to `recs` (sequential writes: one cache line per few launches); every
      * TRLAT_REC_BATCH launches the thread folds them into its slots, so the
      * slots' statistics stay out of the launch path's cache footprint. */
     uint32_t nrec;
-    /* Non-zero when every launch on this thread takes the slow variant
-     * (native sites, trace events). */
+    /* Non-zero when every launch on this thread takes the slow variant:
+     * TRLAT_SLOW_THREAD (native sites, trace events), TRLAT_SLOW_HOOKS (an
+     * installed launch hook set wants every launch of every thread). */
     uint32_t slow;
     /* Non-zero while the thread wants its launches through the launch hooks
      * (interpose/launch.h: trlat_launch_hooks_want). */
     uint32_t hooks_wanted;
-    _Atomic uint64_t rec_gen; /* odd while a fold rewrites recs (seqlock for the report) */
+    /* Set by the Python hook (fastpath/) around a Triton call: the call's
+     * entry time in ticks and its site; py_launches counts the launches the
+     * call produced so far. Consumed by the launch record. */
+    uint32_t py_launches;
+    uint64_t py_t0;
+    uint64_t py_site;
     /* The launch this thread is making: its driver entry time (ticks),
      * stored just before the driver is called and cleared when it returns
      * (0: none). CUPTI's launch callback runs on this thread inside that
      * driver call and takes it (cupti_callback.c): the one hand-off between
      * the launch path and CUPTI. */
     uint64_t cur_t0;
-    void *last_func;
-    struct trlat_kslot *last_slot;
-    uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */
-    /* Set by the Python hook (fastpath/) around a Triton call: the call's
-     * entry time in ticks and its site; py_launches counts the launches the
-     * call produced so far. Consumed by the launch record. */
-    uint64_t py_t0;
-    uint64_t py_site;
-    uint32_t py_launches;
     /* The call's first launch, for the hook to time the return to Python
      * (py_return_ns): its record while still in `recs` (the return time is
      * written there), else, once folded, its kernel's slot and driver exit. */
     struct trlat_rec *py_rec;
     struct trlat_kslot *py_k;
     uint64_t py_t1;
+
+    _Atomic uint64_t rec_gen; /* odd while a fold rewrites recs (seqlock for the report) */
+    void *last_func;
+    struct trlat_kslot *last_slot;
+    uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */
     /* What this thread's outermost Python calls did (the hook's counts,
      * summed over threads by its report section; fastpath/pyhook.h). */
     uint64_t py_calls[TRLAT_PY_CALL_KINDS];
@@ -246,6 +251,9 @@ typedef void (*trlat_slot_fn)(const struct trlat_tstate *ts, const struct trlat_
 void trlat_tstate_foreach(trlat_slot_fn fn, void *arg);
 /* Iterates over every thread (events). */
 void trlat_tstate_foreach_thread(void (*fn)(const struct trlat_tstate *ts, void *arg), void *arg);
+/* Makes every thread's launches, present and future, take the slow variant
+ * (TRLAT_SLOW_HOOKS: a launch hook set that wants them all). */
+void trlat_tstate_slow_all(void);
 /* Number of thread states ever made (threads that launched). */
 unsigned trlat_tstate_count(void);
 

@@ -146,6 +146,38 @@ START_TEST(threads_are_counted_exactly)
 }
 END_TEST
 
+static pthread_barrier_t both_alive;
+static void *slow_of_new_thread(void *arg)
+{
+    *(uint32_t *)arg = trlat_tstate_get()->slow;
+    pthread_barrier_wait(&both_alive); /* two states at once: one at least is new */
+    return NULL;
+}
+
+/* A launch hook set that wants every launch (launch.c) marks every thread's
+ * state, those there and those to come; nothing else does. */
+START_TEST(slow_all_marks_every_thread)
+{
+    struct trlat_tstate *ts = trlat_tstate_get();
+    ck_assert_uint_eq(ts->slow, 0);
+    uint32_t other[2] = {99, 99};
+    pthread_t th[2];
+    pthread_barrier_init(&both_alive, NULL, 2);
+    for (int round = 0; round < 2; round++) { /* the second: one state adopted, one new */
+        if (round == 1)
+            trlat_tstate_slow_all();
+        for (int i = 0; i < 2; i++)
+            pthread_create(&th[i], NULL, slow_of_new_thread, &other[i]);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        for (int i = 0; i < 2; i++)
+            ck_assert_uint_eq(other[i], round ? TRLAT_SLOW_HOOKS : 0);
+    }
+    ck_assert_uint_eq(ts->slow, TRLAT_SLOW_HOOKS);
+    pthread_barrier_destroy(&both_alive);
+}
+END_TEST
+
 START_TEST(names_registry)
 {
     trlat_names_add((void *)0x3001, "first");
@@ -182,6 +214,7 @@ static Suite *suite(void)
     tcase_add_test(t, python_calls_fold_exactly);
     tcase_add_test(t, untimed_records_count_exactly);
     tcase_add_test(t, threads_are_counted_exactly);
+    tcase_add_test(t, slow_all_marks_every_thread);
     tcase_add_test(t, names_registry);
     tcase_add_test(t, clock_tracks_monotonic);
     suite_add_tcase(s, t);
