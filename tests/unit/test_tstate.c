@@ -146,11 +146,11 @@ START_TEST(threads_are_counted_exactly)
 }
 END_TEST
 
-static pthread_barrier_t both_alive;
+static pthread_barrier_t all_alive;
 static void *slow_of_new_thread(void *arg)
 {
     *(uint32_t *)arg = trlat_tstate_get()->slow;
-    pthread_barrier_wait(&both_alive); /* two states at once: one at least is new */
+    pthread_barrier_wait(&all_alive); /* their states at once: none is handed on between them */
     return NULL;
 }
 
@@ -160,21 +160,24 @@ START_TEST(slow_all_marks_every_thread)
 {
     struct trlat_tstate *ts = trlat_tstate_get();
     ck_assert_uint_eq(ts->slow, 0);
-    uint32_t other[2] = {99, 99};
-    pthread_t th[2];
-    pthread_barrier_init(&both_alive, NULL, 2);
-    for (int round = 0; round < 2; round++) { /* the second: one state adopted, one new */
+    uint32_t slow[3];
+    pthread_t th[3];
+    for (int round = 0; round < 2; round++) {
+        /* round 1: two threads adopt round 0's exited states, the third's is new */
+        int n = round ? 3 : 2;
         if (round == 1)
             trlat_tstate_slow_all();
-        for (int i = 0; i < 2; i++)
-            pthread_create(&th[i], NULL, slow_of_new_thread, &other[i]);
-        for (int i = 0; i < 2; i++)
+        pthread_barrier_init(&all_alive, NULL, (unsigned)n);
+        for (int i = 0; i < n; i++)
+            pthread_create(&th[i], NULL, slow_of_new_thread, &slow[i]);
+        for (int i = 0; i < n; i++)
             pthread_join(th[i], NULL);
-        for (int i = 0; i < 2; i++)
-            ck_assert_uint_eq(other[i], round ? TRLAT_SLOW_HOOKS : 0);
+        pthread_barrier_destroy(&all_alive);
+        for (int i = 0; i < n; i++)
+            ck_assert_uint_eq(slow[i], round ? TRLAT_SLOW_HOOKS : 0);
     }
     ck_assert_uint_eq(ts->slow, TRLAT_SLOW_HOOKS);
-    pthread_barrier_destroy(&both_alive);
+    ck_assert_uint_eq(trlat_tstate_count(), 4); /* main's, round 0's two, one more in round 1 */
 }
 END_TEST
 
