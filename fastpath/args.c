@@ -358,7 +358,7 @@ int fp_read_tensor_slow(struct fp_call *c, PyObject *v, int plain, PyObject **dt
     int stale = t->epoch != fpy.epoch; /* the test could not tell */
     struct tgetters *g = getters(FP_TYPE(v));
     if (stale) { /* its answer for this epoch (getters made t current), this read counted once */
-        plain = t->plain && fp_no_instance_attrs(v) && (t->reads++ & 255);
+        plain = fp_tplain_test(t, v);
         if (plain && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
             return 0;
     }

@@ -292,6 +292,12 @@ struct fp_tplain {
     unsigned reads;
 };
 extern struct fp_tplain fp_tplain[2];
+/* t's answer for v, t current: data_ptr unshadowed without asking (this
+ * read counted; every 256th asks all the same). */
+static inline int fp_tplain_test(struct fp_tplain *t, PyObject *v)
+{
+    return t->plain && fp_no_instance_attrs(v) && (t->reads++ & 255);
+}
 /* fp_read_tensor past its common case (args.c); plain: that case's test
  * passed (data_ptr unshadowed; this read counted) and the fields read
  * failed. Its 0 stands unless its epoch was stale (then asked again). */
@@ -305,7 +311,7 @@ static inline __attribute__((always_inline)) int fp_read_tensor(struct fp_call *
                                                                  int *cuda, uint64_t *ptr)
 {
     struct fp_tplain *t = &fp_tplain[FP_TYPE(v) != fpy.t_tensor];
-    int plain = t->epoch == fpy.epoch && t->plain && fp_no_instance_attrs(v) && (t->reads++ & 255);
+    int plain = t->epoch == fpy.epoch && fp_tplain_test(t, v);
     if (__builtin_expect(plain, 1) && fp_tensor_direct(v, &c->modes, dtype, cuda, ptr) == 0)
         return 0;
     return fp_read_tensor_slow(c, v, plain, dtype, cuda, ptr);
