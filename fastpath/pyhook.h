@@ -42,12 +42,13 @@ struct trlat_pycall {
     uint64_t site;
     uint32_t launches;
 };
-/* A Python call's entry: its time, or 1 under TRLAT_TIMING=none (a call
- * open, untimed: its launches' records have no times to subtract it from). */
+/* A Python call's entry: its time, or TRLAT_PY_UNTIMED under
+ * TRLAT_TIMING=none (a call open, untimed: its launches' records have no
+ * times to subtract it from). */
 static inline uint64_t trlat_py_stamp(void)
 {
     uint64_t t = trlat_stamp();
-    return t ? t : 1;
+    return t ? t : TRLAT_PY_UNTIMED;
 }
 static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint64_t site, struct trlat_pycall *saved)
 {
@@ -67,11 +68,14 @@ static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct 
 {
     uint32_t n = ts->py_launches;
     if (ts->py_rec || ts->py_k) {
-        uint64_t now = trlat_stamp(); /* 0: untimed, nothing to write */
-        if (now && ts->py_rec)
-            TRLAT_WR(ts->py_rec->ret, now);
-        else if (now)
-            trlat_stat_add_relaxed(&ts->py_k->ret, trlat_ticks_ns(now - ts->py_t1));
+        if (ts->py_t0 != TRLAT_PY_UNTIMED) { /* else nothing to time from */
+            uint64_t now = trlat_ticks();
+            if (ts->py_rec)
+                TRLAT_WR(ts->py_rec->ret, now);
+            else
+                trlat_stat_add_w_relaxed(&ts->py_k->ret, trlat_ticks_ns(now - ts->py_t1),
+                                         trlat_rec_weight(ts->py_site));
+        }
         ts->py_rec = NULL;
         ts->py_k = NULL;
     }

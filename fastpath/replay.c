@@ -94,6 +94,9 @@ CUresult fp_replay(const struct fp_entry *e, const struct fp_call *c, const unsi
         fp_slots_patch(b->buf, e->slots, e->nslots, c->want);
     CUfunction f = e->func;
     /* nothing of e is read past this point: another thread may evict it */
+    struct trlat_tstate *ts = trlat_tls;
+    if (ts)
+        trlat_sample_hit(ts); /* TRLAT_TIMING=sampled */
     b->busy = 1;
     void *saved = fp_conf.keep_gil ? NULL : PY(PyEval_SaveThread)();
     CUresult rc = trlat_launch_ex(cfg, f, b->ptrs, NULL);

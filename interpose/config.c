@@ -16,7 +16,9 @@ static const struct choice cupti_choices[] = {
     {"0", TRLAT_CUPTI_OFF}, {"1", TRLAT_CUPTI_ON}, {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
 static const struct choice fastpath_choices[] = {
     {"0", TRLAT_FASTPATH_OFF}, {"1", TRLAT_FASTPATH_ON}, {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
-static const struct choice timing_choices[] = {{"all", TRLAT_TIMING_ALL}, {"none", TRLAT_TIMING_NONE}, {NULL, 0}};
+static const struct choice timing_choices[] = {
+    {"all", TRLAT_TIMING_ALL}, {"sampled", TRLAT_TIMING_SAMPLED}, {"none", TRLAT_TIMING_NONE}, {"auto", TRLAT_TIMING_AUTO},
+    {NULL, 0}};
 static const struct choice fp_mode_choices[] = {
     {"value", TRLAT_FP_MODE_VALUE}, {"identical", TRLAT_FP_MODE_IDENTICAL}, {NULL, 0}};
 static const struct choice fp_gil_choices[] = {{"release", TRLAT_FP_GIL_RELEASE}, {"keep", TRLAT_FP_GIL_KEEP}, {NULL, 0}};
@@ -43,7 +45,7 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 or verify", 0, 0},
     [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, "0 or 1", 0, 0},
     [TRLAT_OPT_TRACE] = {"TRLAT_TRACE", 0, NULL, "a number of launches from 0 to 10000000", TRLAT_TRACE_MAX, 0},
-    [TRLAT_OPT_TIMING] = {"TRLAT_TIMING", TRLAT_TIMING_ALL, timing_choices, "all or none", 0, 0},
+    [TRLAT_OPT_TIMING] = {"TRLAT_TIMING", TRLAT_TIMING_AUTO, timing_choices, "all, sampled, none or auto", 0, 0},
     [TRLAT_OPT_FP_MODE] = {"TRLAT_FASTPATH_MODE", TRLAT_FP_MODE_VALUE, fp_mode_choices, "value or identical", 0, 0},
     [TRLAT_OPT_FP_MEMO] = {"TRLAT_FASTPATH_MEMO", 1024, NULL, "a number of entries from 0 to 1048576",
                            TRLAT_FP_MEMO_MAX, 0},
@@ -107,7 +109,21 @@ void trlat_config_load(void)
                       default_name(o, buf, sizeof buf));
     }
     cupti_off_why = NULL;
-    if (options[TRLAT_OPT_TIMING].value == TRLAT_TIMING_NONE) {
+    long *timing = &options[TRLAT_OPT_TIMING].value, *cupti = &options[TRLAT_OPT_CUPTI].value;
+    /* auto: the fast path's hits sampled (its point is speed, as CUPTI's
+     * staying off under it below), all timed otherwise or where CUPTI or a
+     * trace is asked for: they need every launch's times */
+    if (*timing == TRLAT_TIMING_AUTO)
+        *timing = options[TRLAT_OPT_FASTPATH].value == TRLAT_FASTPATH_ON && *cupti != TRLAT_CUPTI_ON &&
+                          !options[TRLAT_OPT_TRACE].value
+                      ? TRLAT_TIMING_SAMPLED
+                      : TRLAT_TIMING_ALL;
+    if (*timing == TRLAT_TIMING_SAMPLED && (*cupti == TRLAT_CUPTI_ON || options[TRLAT_OPT_TRACE].value)) {
+        trlat_log("%s needs every launch timed; with it, TRLAT_TIMING=sampled times all",
+                  *cupti == TRLAT_CUPTI_ON ? "TRLAT_CUPTI=1" : "TRLAT_TRACE");
+        *timing = TRLAT_TIMING_ALL;
+    }
+    if (*timing == TRLAT_TIMING_NONE) {
         /* CUPTI's records join launches by their driver entry time, and a
          * trace event is a timed launch: neither has one to go by */
         if (options[TRLAT_OPT_CUPTI].value == TRLAT_CUPTI_ON)
@@ -125,6 +141,11 @@ void trlat_config_load(void)
          * session 12): as much as a replay itself. Asked for, it runs. */
         options[TRLAT_OPT_CUPTI].value = TRLAT_CUPTI_OFF;
         cupti_off_why = "TRLAT_FASTPATH=1: CUPTI would add 0.3-2.5 us to every launch; TRLAT_CUPTI=1 turns it on";
+    } else if (*cupti == TRLAT_CUPTI_AUTO && *timing == TRLAT_TIMING_SAMPLED) {
+        /* a hit left out of the sample has no entry time for CUPTI's record to join */
+        *cupti = TRLAT_CUPTI_OFF;
+        cupti_off_why = "TRLAT_TIMING=sampled: a fast-path hit left out of the sample is not timed, and CUPTI's "
+                        "records join launches by their driver entry time; TRLAT_CUPTI=1 turns it on, all timed";
     }
     const char *out = getenv("TRLAT_OUTPUT");
     output_template = (out && *out) ? out : "trlat-%p.json";
@@ -162,7 +183,9 @@ const char *trlat_config_name(enum trlat_opt opt)
         return options[opt].value == TRLAT_FASTPATH_OFF ? "off"
                : options[opt].value == TRLAT_FASTPATH_ON ? "on" : "verify";
     case TRLAT_OPT_TIMING:
-        return options[opt].value == TRLAT_TIMING_NONE ? "none" : "all";
+        return options[opt].value == TRLAT_TIMING_NONE      ? "none"
+               : options[opt].value == TRLAT_TIMING_SAMPLED ? "sampled"
+                                                            : "all";
     default:
         return options[opt].value ? "1" : "0";
     }

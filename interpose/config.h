@@ -13,7 +13,7 @@ enum trlat_opt {
     TRLAT_OPT_FASTPATH, /* TRLAT_FASTPATH_OFF / _ON / _VERIFY */
     TRLAT_OPT_STACKS,   /* bool */
     TRLAT_OPT_TRACE,    /* number of launches kept as events */
-    TRLAT_OPT_TIMING,   /* TRLAT_TIMING_ALL / _NONE */
+    TRLAT_OPT_TIMING,   /* TRLAT_TIMING_ALL / _SAMPLED / _NONE (auto resolved at load) */
     /* the fast path's own (fastpath/, docs/FASTPATH.md) */
     TRLAT_OPT_FP_MODE,    /* TRLAT_FP_MODE_VALUE / _IDENTICAL */
     TRLAT_OPT_FP_MEMO,    /* memo entries, 0: never store */
@@ -28,7 +28,7 @@ enum trlat_opt {
 
 enum { TRLAT_CUPTI_OFF = 0, TRLAT_CUPTI_ON = 1, TRLAT_CUPTI_AUTO = 2 };
 enum { TRLAT_FASTPATH_OFF = 0, TRLAT_FASTPATH_ON = 1, TRLAT_FASTPATH_VERIFY = 2 };
-enum { TRLAT_TIMING_ALL = 0, TRLAT_TIMING_NONE = 1 };
+enum { TRLAT_TIMING_ALL = 0, TRLAT_TIMING_NONE = 1, TRLAT_TIMING_SAMPLED = 2, TRLAT_TIMING_AUTO = 3 };
 enum { TRLAT_FP_MODE_VALUE = 0, TRLAT_FP_MODE_IDENTICAL = 1 };
 enum { TRLAT_FP_GIL_RELEASE = 0, TRLAT_FP_GIL_KEEP = 1 };
 enum { TRLAT_FP_TENSORS_FIELDS = 0, TRLAT_FP_TENSORS_GETTERS = 1 };
@@ -43,8 +43,8 @@ void trlat_config_load(void);
 long trlat_config(enum trlat_opt opt);
 /* TRLAT_OUTPUT, or the default template. */
 const char *trlat_config_output(void);
-/* Why the configuration turned CUPTI off (TRLAT_TIMING=none; auto under
- * TRLAT_FASTPATH=1), or NULL. */
+/* Why the configuration turned CUPTI off (TRLAT_TIMING=none or sampled;
+ * auto under TRLAT_FASTPATH=1), or NULL. */
 const char *trlat_config_cupti_off_why(void);
 /* TRLAT_FASTPATH_LOG, or NULL. */
 const char *trlat_config_fastpath_log(void);

@@ -65,6 +65,7 @@ static void start(void)
     }
     trlat_clock_init();
     trlat_clk.untimed = trlat_config(TRLAT_OPT_TIMING) == TRLAT_TIMING_NONE;
+    trlat_clk.sampled = trlat_config(TRLAT_OPT_TIMING) == TRLAT_TIMING_SAMPLED;
     trlat_start_ns = 0;
     trlat_tstate_init();
     pthread_atfork(NULL, NULL, fork_child);

@@ -3,10 +3,11 @@
  * the exported symbol (slot 0) and as TRLAT_SLOTS-1 spare wrappers for other
  * pointers cuGetProcAddress hands out (see real.h).
  *
- * The common case costs two TSC reads, the record (with the thread's
- * Python call, if one is open: its entry and site) and two stores of the
- * driver entry time in the thread's state (ts->cur_t0, for CUPTI's launch
- * callback: set before the driver call, cleared after): the thread's state
+ * The common case costs two TSC reads (none for a launch counted untimed),
+ * the record (with the thread's Python call, if one is open: its entry and
+ * site) and two stores of the driver entry time in the thread's state
+ * (ts->cur_t0, for CUPTI's launch callback: set before the driver call,
+ * cleared after): the thread's state
  * is a TLS pointer, nothing is allocated or locked, no system call. Anything
  * else (native call sites, trace events, launch hooks: the fast path's
  * capture and launch log) takes the slow variant, chosen by one test; CUPTI
@@ -73,6 +74,15 @@ static inline __attribute__((always_inline)) void python_part(struct trlat_tstat
     }
 }
 
+/* A launch's driver entry time: none (0) for a launch counted untimed, as
+ * every launch under TRLAT_TIMING=none and a fast-path hit left out of the
+ * sample under TRLAT_TIMING=sampled (its Python call open as untimed). Its
+ * exit is timed when its entry was. */
+static inline __attribute__((always_inline)) uint64_t launch_stamp(const struct trlat_tstate *ts)
+{
+    return ts->py_t0 == TRLAT_PY_UNTIMED ? 0 : trlat_stamp();
+}
+
 /* has_id: CUPTI's callback took the launch's entry time (its GPU record
  * joins by trlat_launch_corr(t0)). */
 static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const struct trlat_launch *l, int has_id,
@@ -124,10 +134,10 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     for (int i = 0; i < n; i++)
         if (hooks[i]->before)
             hooks[i]->before(ts, l);
-    l->t0 = trlat_stamp();
+    l->t0 = launch_stamp(ts);
     ts->cur_t0 = l->t0;
     l->rc = call_real(l, real);
-    l->t1 = trlat_stamp();
+    l->t1 = l->t0 ? trlat_ticks() : 0;
     int has_id = ts->cur_t0 == 0; /* CUPTI's callback took the entry time */
     ts->cur_t0 = 0;
     uint64_t py_t0, site;
@@ -157,11 +167,11 @@ static inline __attribute__((always_inline)) int needs_slow(const struct trlat_t
         return SLOW_CALL;                                       \
     uint64_t py_t0, site;                                       \
     python_part(ts, &py_t0, &site);                             \
-    uint64_t t0 = trlat_stamp();                                \
+    uint64_t t0 = launch_stamp(ts);                             \
     ts->cur_t0 = t0;                                            \
     CUresult rc = CALL;                                         \
     ts->cur_t0 = 0;                                             \
-    uint64_t t1 = trlat_stamp();                                \
+    uint64_t t1 = t0 ? trlat_ticks() : 0;                       \
     record(ts, FUNC, t0, t1, rc, py_t0, site);                  \
     return rc
 

@@ -14,6 +14,7 @@
 
 const char *(*trlat_python_site_text)(uint64_t id, char *buf, unsigned long len);
 _Thread_local struct trlat_tstate *trlat_tls __attribute__((tls_model("initial-exec")));
+_Thread_local uint64_t trlat_sample_rng __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trlat_tstate *_Atomic all_states; /* push-only list, read lock-free */
@@ -85,6 +86,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
     pthread_mutex_unlock(&list_lock);
     if (ts) {
         ts->last_exit = 0;
+        ts->last_weight = 0;
         ts->last_func = NULL;
         ts->py_t0 = 0;
         ts->py_launches = 0;
@@ -207,21 +209,44 @@ void trlat_tstate_fold(struct trlat_tstate *ts)
         ts->py_t1 = ts->py_rec->t1;
         ts->py_rec = NULL;
     }
-    uint64_t last = ts->last_exit;
+    struct trlat_rec_last last = {ts->last_exit, ts->last_weight};
     for (uint32_t i = 0; i < n; i++) {
         const struct trlat_rec *r = &ts->recs[i];
         struct trlat_kslot *k = trlat_kslot_get(ts, r->func);
-        if (r->site)
-            trlat_kslot_add_site(k, r->site, TRLAT_SITE_PYTHON);
-        if (!trlat_rec_times(r, &last, &k->driver, &k->gap, &k->py, &k->ret))
+        uint64_t site = trlat_rec_site(r->site);
+        if (site)
+            trlat_kslot_add_site(k, site, TRLAT_SITE_PYTHON);
+        if (!trlat_rec_times(r, &last, &k->driver, &k->gap, &k->py, &k->ret, &k->weighted))
             TRLAT_WR(k->untimed, TRLAT_RD(k->untimed) + 1);
     }
-    TRLAT_WR(ts->last_exit, last);
+    TRLAT_WR(ts->last_weight, last.weight);
+    TRLAT_WR(ts->last_exit, last.t1);
     TRLAT_WR(ts->nrec, 0);
     atomic_fetch_add_explicit(&ts->rec_gen, 1, memory_order_release);
 }
 
-uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *out, uint64_t *last_exit)
+/* trlat_rec_times for a sampled hit's record (weight > 1) or the record after
+ * one (its gap weighs as much): out of line, the common case stays as it
+ * was before sampling. */
+int trlat_rec_times_weighted(const struct trlat_rec *r, struct trlat_rec_last *last, struct trlat_stat *driver,
+                             struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret, uint64_t *weighted)
+{
+    uint64_t w = trlat_rec_weight(r->site), gw = w * (last->weight ? last->weight : 1);
+    TRLAT_WR(*weighted, TRLAT_RD(*weighted) + (w - 1));
+    trlat_stat_add_w_relaxed(driver, trlat_ticks_ns(r->t1 - r->t0), w);
+    if (last->t1)
+        trlat_stat_add_w_relaxed(gap, trlat_ticks_ns(r->t0 - last->t1), gw);
+    last->t1 = r->t1;
+    last->weight = r->site >> TRLAT_SITE_WEIGHT_SHIFT;
+    if (r->py_t0)
+        trlat_stat_add_w_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0), w);
+    uint64_t rt = TRLAT_RD(r->ret);
+    if (rt)
+        trlat_stat_add_w_relaxed(ret, trlat_ticks_ns(rt - r->t1), w);
+    return 1;
+}
+
+uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *out, struct trlat_rec_last *last)
 {
     for (int tries = 0; tries < 100; tries++) {
         uint64_t g0 = atomic_load_explicit(&((struct trlat_tstate *)ts)->rec_gen, memory_order_acquire);
@@ -238,7 +263,8 @@ uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *o
             out[i].site = TRLAT_RD(ts->recs[i].site);
             out[i].ret = TRLAT_RD(ts->recs[i].ret);
         }
-        *last_exit = TRLAT_RD(ts->last_exit);
+        last->t1 = TRLAT_RD(ts->last_exit);
+        last->weight = TRLAT_RD(ts->last_weight);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&((struct trlat_tstate *)ts)->rec_gen, memory_order_relaxed) == g0)
             return n;

@@ -21,6 +21,11 @@
 #define TRLAT_CHUNK_SLOTS 16
 #define TRLAT_MAX_SLOTS_PER_THREAD 4096
 enum { TRLAT_SLOW_THREAD = 1, TRLAT_SLOW_HOOKS = 2 }; /* trlat_tstate.slow */
+/* trlat_tstate.py_t0 of a Python call whose launches are counted, not timed
+ * (TRLAT_TIMING=none; a fast-path hit left out of the sample) */
+#define TRLAT_PY_UNTIMED 1u
+/* TRLAT_TIMING=sampled: a fast-path hit is timed with chance 1 in this */
+#define TRLAT_SAMPLE_EVERY 16u
 
 /* A call site: id is an interned Python site or a native return address. */
 struct trlat_site {
@@ -32,7 +37,8 @@ struct trlat_kslot {
     void *func;       /* CUfunction (or CUkernel) handle as launched */
     const char *name; /* from the name registry when the slot was made; may be NULL */
     uint64_t errors;  /* launches the driver refused */
-    uint64_t untimed; /* launches counted without times (TRLAT_TIMING=none): not in driver's count */
+    uint64_t untimed; /* launches counted without times (TRLAT_TIMING=none, a hit not sampled) */
+    uint64_t weighted; /* what sampled hits' weights add to driver's count beyond one each */
     struct trlat_stat driver, gap, py;
     struct trlat_stat ret; /* driver exit to the Python call's return (its first launch) */
     struct trlat_site sites[TRLAT_MAX_SITES];
@@ -67,9 +73,35 @@ struct trlat_event {
 struct trlat_rec {
     void *func;
     uint64_t t0, t1; /* ticks */
-    uint64_t py_t0, site, ret;
+    uint64_t py_t0, site, ret; /* site: see trlat_rec_site */
 };
 #define TRLAT_REC_BATCH 256
+
+/* A record's site packs two things. Its low 48 bits are the Python call
+ * site's id (pysites.h: at most 4096). Its top 16 bits are how many
+ * launches the record stands for in the statistics: 0, which counts as 1;
+ * for a fast-path hit timed under TRLAT_TIMING=sampled, the inverse of its
+ * chance of being timed, so that a kernel's counts and sums are unbiased
+ * estimates of the whole (its launch count stays exact). Packed so that the
+ * launch path copies one word, the call's site, as it did before sampling:
+ * trlat_sample_hit sets the weight in the thread's py_site. */
+#define TRLAT_SITE_WEIGHT_SHIFT 48
+static inline uint64_t trlat_rec_site(uint64_t site)
+{
+    return site & ((1ull << TRLAT_SITE_WEIGHT_SHIFT) - 1);
+}
+static inline uint64_t trlat_rec_weight(uint64_t site)
+{
+    uint64_t w = site >> TRLAT_SITE_WEIGHT_SHIFT;
+    return w ? w : 1;
+}
+
+/* The thread's previous launch as the fold left it: its driver exit (0:
+ * none, or not timed) and its site's weight bits (0: 1). */
+struct trlat_rec_last {
+    uint64_t t1;
+    uint64_t weight;
+};
 
 /* Everything a hook may want to know about one launch. */
 struct trlat_launch {
@@ -107,8 +139,9 @@ struct trlat_tstate {
      * (interpose/launch.h: trlat_launch_hooks_want). */
     uint32_t hooks_wanted;
     /* Set by the Python hook (fastpath/) around a Triton call: the call's
-     * entry time in ticks and its site; py_launches counts the launches the
-     * call produced so far. Consumed by the launch record. */
+     * entry time in ticks (TRLAT_PY_UNTIMED: open, its launches not timed)
+     * and its site (with a weight: trlat_rec_site); py_launches counts the launches the call produced so
+     * far. Consumed by the launch record. */
     uint32_t py_launches;
     uint64_t py_t0;
     uint64_t py_site;
@@ -129,6 +162,7 @@ struct trlat_tstate {
     void *last_func;
     struct trlat_kslot *last_slot;
     uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */
+    uint64_t last_weight; /* that launch's weight bits (trlat_rec_site; 0: 1) */
     /* What this thread's outermost Python calls did (the hook's counts,
      * summed over threads by its report section; fastpath/pyhook.h). */
     uint64_t py_calls[TRLAT_PY_CALL_KINDS];
@@ -155,6 +189,42 @@ struct trlat_tstate {
 };
 
 extern _Thread_local struct trlat_tstate *trlat_tls __attribute__((tls_model("initial-exec")));
+/* The thread's sampling draws (TRLAT_TIMING=sampled): xorshift64* state, 0
+ * until the first draw seeds it. */
+extern _Thread_local uint64_t trlat_sample_rng __attribute__((tls_model("initial-exec")));
+
+_Static_assert((TRLAT_SAMPLE_EVERY & (TRLAT_SAMPLE_EVERY - 1)) == 0 && TRLAT_SAMPLE_EVERY <= UINT16_MAX,
+               "a power of two: one draw's top bits");
+/* 1 with chance 1 in TRLAT_SAMPLE_EVERY, each draw independent of the
+ * others (so a kernel's share of the sample does not depend on what the
+ * program launches around it). */
+static inline int trlat_sample_draw(void)
+{
+    uint64_t x = trlat_sample_rng;
+    if (__builtin_expect(!x, 0))
+        x = (trlat_ticks() ^ (uint64_t)(uintptr_t)&trlat_sample_rng) | 1;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    trlat_sample_rng = x;
+    return (x * 0x2545F4914F6CDD1DULL) >> (64 - __builtin_ctz(TRLAT_SAMPLE_EVERY)) == 0;
+}
+
+/* A fast-path hit about to launch under TRLAT_TIMING=sampled: the thread's
+ * timed Python call that has not launched yet (the hit's) is timed with
+ * chance 1 in TRLAT_SAMPLE_EVERY, its launch then standing for that many;
+ * otherwise it goes on untimed (no clock read until it returns). Every
+ * other launch is timed: the Python calls Triton runs, where trlat's cost
+ * is small beside Triton's own, and every launch not from Python. */
+static inline void trlat_sample_hit(struct trlat_tstate *ts)
+{
+    if (!trlat_clk.sampled || ts->py_t0 <= TRLAT_PY_UNTIMED || ts->py_launches)
+        return;
+    if (trlat_sample_draw())
+        ts->py_site |= (uint64_t)TRLAT_SAMPLE_EVERY << TRLAT_SITE_WEIGHT_SHIFT;
+    else
+        ts->py_t0 = TRLAT_PY_UNTIMED;
+}
 
 /* The calling thread's state, or NULL when trlat is disabled. */
 struct trlat_tstate *trlat_tstate_slow(void);
@@ -196,14 +266,16 @@ static inline __attribute__((always_inline)) void trlat_rec_add(struct trlat_tst
 
 /* A copy of another thread's pending records (seqlock read; may come back
  * empty if the owner was folding): returns how many were copied into out
- * (TRLAT_REC_BATCH entries) and that thread's last folded return time. */
-uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *out, uint64_t *last_exit);
+ * (TRLAT_REC_BATCH entries) and that thread's last folded launch. */
+uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *out, struct trlat_rec_last *last);
 
 /* Single-writer counter updates readable by a concurrent fold. */
 #define TRLAT_RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define TRLAT_WR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-static inline void trlat_stat_add_relaxed(struct trlat_stat *s, uint64_t v)
+/* Adds v as w values (a sample standing for w launches: count, sum and
+ * histogram weighted; min and max are of the values seen). */
+static inline void trlat_stat_add_w_relaxed(struct trlat_stat *s, uint64_t v, uint64_t w)
 {
     uint64_t n = TRLAT_RD(s->count);
     if (n == 0 || v < TRLAT_RD(s->min))
@@ -211,27 +283,40 @@ static inline void trlat_stat_add_relaxed(struct trlat_stat *s, uint64_t v)
     if (v > TRLAT_RD(s->max))
         TRLAT_WR(s->max, v);
     unsigned i = trlat_hist_index(v);
-    TRLAT_WR(s->hist[i], TRLAT_RD(s->hist[i]) + 1);
-    TRLAT_WR(s->sum, TRLAT_RD(s->sum) + v);
-    TRLAT_WR(s->count, n + 1);
+    TRLAT_WR(s->hist[i], TRLAT_RD(s->hist[i]) + w);
+    TRLAT_WR(s->sum, TRLAT_RD(s->sum) + v * w);
+    TRLAT_WR(s->count, n + w);
+}
+static inline void trlat_stat_add_relaxed(struct trlat_stat *s, uint64_t v)
+{
+    trlat_stat_add_w_relaxed(s, v, 1);
 }
 
-/* What one record's times add to its kernel's statistics, *last being the
- * thread's previous timed driver exit (0: none; updated). 0 when the record
- * has no times (TRLAT_TIMING=none: counted only; the next launch has no gap
- * from it). The thread's fold and the report's reading of records still
- * pending both go through here. */
-static inline int trlat_rec_times(const struct trlat_rec *r, uint64_t *last, struct trlat_stat *driver,
-                                  struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret)
+/* What one record's times add to its kernel's statistics, each value
+ * weighted by the record's weight (trlat_rec_site); a gap by the product of
+ * its two launches' weights (both had to be timed for it: with independent
+ * samples that is the inverse of its chance). *last is updated, and
+ * *weighted by the weight beyond 1 (so that the launches timed are the
+ * driver's count less it). 0 when the record has no times (counted only;
+ * the next launch has no gap from it). The
+ * thread's fold and the report's reading of records still pending both go
+ * through here. */
+int trlat_rec_times_weighted(const struct trlat_rec *r, struct trlat_rec_last *last, struct trlat_stat *driver,
+                             struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret, uint64_t *weighted);
+static inline __attribute__((always_inline)) int
+trlat_rec_times(const struct trlat_rec *r, struct trlat_rec_last *last, struct trlat_stat *driver,
+                struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret, uint64_t *weighted)
 {
     if (!r->t0) {
-        *last = 0;
+        last->t1 = last->weight = 0;
         return 0;
     }
+    if (__builtin_expect((r->site >> TRLAT_SITE_WEIGHT_SHIFT) | last->weight, 0))
+        return trlat_rec_times_weighted(r, last, driver, gap, py, ret, weighted); /* a sampled hit, or next */
     trlat_stat_add_relaxed(driver, trlat_ticks_ns(r->t1 - r->t0));
-    if (*last)
-        trlat_stat_add_relaxed(gap, trlat_ticks_ns(r->t0 - *last));
-    *last = r->t1;
+    if (last->t1)
+        trlat_stat_add_relaxed(gap, trlat_ticks_ns(r->t0 - last->t1));
+    last->t1 = r->t1;
     if (r->py_t0)
         trlat_stat_add_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0));
     uint64_t rt = TRLAT_RD(r->ret); /* 0: the call had not returned */

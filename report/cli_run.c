@@ -23,7 +23,7 @@
 
 static const char usage_text[] =
     "usage: trlat run [--fastpath[=verify]] [--cupti=on|off|auto] [--stacks] [--trace=N]\n"
-    "                 [--timing=all|none] [-o PATTERN] -- CMD ARGS...\n"
+    "                 [--timing=all|sampled|none|auto] [-o PATTERN] -- CMD ARGS...\n"
     "\n"
     "Runs CMD with libtrlat.so preloaded (found next to trlat, or in ../lib when\n"
     "installed; existing LD_PRELOAD entries are kept), exits with CMD's status\n"
@@ -34,7 +34,9 @@ static const char usage_text[] =
     "  --stacks                native call sites (TRLAT_STACKS=1)\n"
     "  --trace=N               keep the last N launches as events (TRLAT_TRACE=N),\n"
     "                          for 'trlat trace'\n"
-    "  --timing=all|none       none: count launches without timing them (TRLAT_TIMING)\n"
+    "  --timing=all|sampled|none|auto\n"
+    "                          sampled: fast-path hits timed 1 in 16 (the default with --fastpath=on);\n"
+    "                          none: count launches without timing them (TRLAT_TIMING)\n"
     "  -o, --output PATTERN    report path: %p pid, %r rank, %h host\n"
     "                          (TRLAT_OUTPUT; default trlat-%p.json)\n";
 
@@ -225,7 +227,7 @@ static void parse(int argc, char **argv, struct options *o)
     static const char *const fastpath_env[] = {"1", "1", "verify", "0", "0"};
     static const char *const cupti_words[] = {"on", "off", "auto", "1", "0", NULL};
     static const char *const cupti_env[] = {"1", "0", "auto", "1", "0"};
-    static const char *const timing_words[] = {"all", "none", NULL};
+    static const char *const timing_words[] = {"all", "sampled", "none", "auto", NULL};
     static const struct option longopts[] = {{"fastpath", optional_argument, NULL, 'f'},
                                              {"cupti", required_argument, NULL, 'c'},
                                              {"stacks", no_argument, NULL, 's'},

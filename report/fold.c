@@ -93,10 +93,12 @@ static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s,
         return;
     struct trlat_stat tmp;
     trlat_stat_snapshot(&tmp, &s->driver);
-    uint64_t untimed = TRLAT_RD(s->untimed);
+    /* driver's count is weighted (a sampled hit's launch counts as many) */
+    uint64_t weighted = TRLAT_RD(s->weighted); /* read after: a fold since may have added to it */
+    uint64_t launches = (tmp.count > weighted ? tmp.count - weighted : 0) + TRLAT_RD(s->untimed);
     if (name == buf)
-        f->unnamed_launches += tmp.count + untimed;
-    k->from_driver += tmp.count + untimed;
+        f->unnamed_launches += launches;
+    k->from_driver += launches;
     trlat_stat_merge(&k->driver, &tmp);
     trlat_stat_snapshot(&tmp, &s->gap);
     trlat_stat_merge(&k->gap, &tmp);
@@ -119,7 +121,7 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
 {
     struct trlat_fold *f = arg;
     static struct trlat_rec recs[TRLAT_REC_BATCH]; /* the fold runs once, at exit */
-    uint64_t last;
+    struct trlat_rec_last last;
     uint32_t n = trlat_tstate_pending(ts, recs, &last);
     struct trlat_kstats *k = NULL;
     void *kfunc = NULL;
@@ -140,9 +142,11 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
             f->unnamed_launches++;
         }
         k->from_driver++;
-        if (recs[i].site)
-            trlat_kstats_add_site(k, recs[i].site, TRLAT_SITE_PYTHON, 1);
-        trlat_rec_times(&recs[i], &last, &k->driver, &k->gap, &k->py, &k->ret);
+        uint64_t site = trlat_rec_site(recs[i].site);
+        if (site)
+            trlat_kstats_add_site(k, site, TRLAT_SITE_PYTHON, 1);
+        uint64_t weighted = 0; /* the launch is counted above */
+        trlat_rec_times(&recs[i], &last, &k->driver, &k->gap, &k->py, &k->ret, &weighted);
     }
 }
 

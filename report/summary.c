@@ -61,9 +61,12 @@ void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *pat
         starved += f->k[i]->starved_ns;
     }
     char a[32], b[32], c[32], d[32], e[32];
-    char drv[48];
+    char drv[96];
     if (trlat_clk.untimed)
         snprintf(drv, sizeof drv, "not timed (TRLAT_TIMING=none)");
+    else if (trlat_clk.sampled) /* the sums are estimates: a sampled hit stands for TRLAT_SAMPLE_EVERY */
+        snprintf(drv, sizeof drv, "~%s in the driver (fast-path hits timed 1 in %u: TRLAT_TIMING=sampled)",
+                 human(driver, b, sizeof b), TRLAT_SAMPLE_EVERY);
     else
         snprintf(drv, sizeof drv, "%s in the driver", human(driver, b, sizeof b));
     fprintf(out, "trlat: %" PRIu64 " launches of %zu kernels in %s; %s; report: %s\n", launches, f->n,

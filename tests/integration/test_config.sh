@@ -32,7 +32,7 @@ expect "bad values: defaults stand" "$(rq "$WORK/d.json" '(len(r["events"]), k("
 # TRLAT_TIMING=none: launches counted exactly, none timed (no clock read on
 # the launch path); CUPTI and trace events, which need launch times, stay
 # off, said once when asked for.
-for v in some 0 NONE; do check_bad TRLAT_TIMING "$v" "all or none"; done
+for v in some 0 NONE sample; do check_bad TRLAT_TIMING "$v" "all, sampled, none or auto"; done
 TRLAT_TIMING=none TRLAT_OUTPUT="$WORK/t.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 300 >/dev/null 2>"$WORK/te"
 expect "timing none: said nothing" "$(wc -l <"$WORK/te")" 0
 expect "timing none: config, launches, no times" \
@@ -55,6 +55,29 @@ expect "timing none: trlat report names it" "$(grep -c "timing none" "$WORK/tr")
 expect "timing none: a merge with a timed report says mixed" "$(rq "$WORK/tm.json" 'r["config"]["timing"]')" mixed
 TRLAT_SUMMARY=1 TRLAT_TIMING=none TRLAT_OUTPUT="$WORK/t4.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/te"
 expect "timing none: the exit summary says so" "$(grep -c "^trlat: 3 launches of 1 kernels in .*; not timed (TRLAT_TIMING=none); report:" "$WORK/te")" 1
+
+# TRLAT_TIMING's default (auto) is sampled under TRLAT_FASTPATH=1 (a
+# fast-path hit timed 1 in 16; every other launch timed: here all, none
+# being a hit), all otherwise and where CUPTI or a trace is asked for; an
+# explicit sampled beside them times all, said once.
+TRLAT_FASTPATH=1 TRLAT_CUPTI=auto TRLAT_OUTPUT="$WORK/s1.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 300 >/dev/null 2>"$WORK/te"
+expect "timing auto, fast path on: sampled, said nothing, every launch not a hit timed" \
+    "$(wc -l <"$WORK/te"):$(rq "$WORK/s1.json" '(r["config"]["timing"], k("direct_kernel")["launches"], k("direct_kernel")["driver_ns"]["count"], k("direct_kernel")["gap_ns"]["count"], r["config"]["cupti_reason"].startswith("TRLAT_FASTPATH=1"))')" \
+    "0:('sampled', 300, 300, 299, True)"
+TRLAT_FASTPATH=verify TRLAT_OUTPUT="$WORK/s2.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1
+TRLAT_FASTPATH=1 TRLAT_CUPTI=1 TRLAT_OUTPUT="$WORK/s3.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/te3"
+TRLAT_FASTPATH=1 TRLAT_TRACE=50 TRLAT_OUTPUT="$WORK/s4.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/te4"
+expect "timing auto: all under verify, beside CUPTI=1 or a trace, nothing said about timing" \
+    "$(rq "$WORK/s2.json" 'r["config"]["timing"]'):$(rq "$WORK/s3.json" 'r["config"]["timing"]'):$(rq "$WORK/s4.json" '(r["config"]["timing"], len(r["events"]))'):$(cat "$WORK/te3" "$WORK/te4" | grep -c TRLAT_TIMING)" \
+    "all:all:('all', 3):0"
+TRLAT_TIMING=sampled TRLAT_TRACE=50 TRLAT_OUTPUT="$WORK/s5.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/te"
+expect "timing sampled with a trace: said once, all timed, the events kept" \
+    "$(grep -c "TRLAT_TRACE needs every launch timed; with it, TRLAT_TIMING=sampled times all" "$WORK/te"):$(rq "$WORK/s5.json" '(r["config"]["timing"], len(r["events"]))')" \
+    "1:('all', 3)"
+TRLAT_TIMING=sampled TRLAT_CUPTI=auto TRLAT_SUMMARY=1 TRLAT_OUTPUT="$WORK/s6.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/te"
+expect "timing sampled without the fast path: CUPTI's auto off (a hit left out has no entry time to join), the summary says it" \
+    "$(rq "$WORK/s6.json" '(r["config"]["timing"], r["config"]["cupti"], r["config"]["cupti_reason"].startswith("TRLAT_TIMING=sampled"))'):$(grep -c "^trlat: 3 launches of 1 kernels in .*; ~.* in the driver (fast-path hits timed 1 in 16: TRLAT_TIMING=sampled); report:" "$WORK/te")" \
+    "('sampled', 'off', True):1"
 
 # TRLAT_CUPTI's default (auto) leaves CUPTI off under TRLAT_FASTPATH=1: its
 # callback and kernel record would cost each launch as much as a replay.

@@ -51,9 +51,11 @@ for PY in "${pythons[@]}"; do
 
     # Without TRLAT_FASTPATH_LOG the launch hook is idle and a replay takes
     # the wrapper's common variant (launch.c): the same launches, each recorded with
-    # its Python call; with TRLAT_TIMING=none counted, not timed.
-    for t in direct untimed; do
-        env $([ $t = untimed ] && echo TRLAT_TIMING=none) TRLAT_FASTPATH=1 TRLAT_OUTPUT="$WORK/$t.json" \
+    # its Python call; with TRLAT_TIMING=none counted, not timed; with
+    # sampled (the default under TRLAT_FASTPATH=1) a hit timed 1 in 16.
+    for t in direct untimed sampled; do
+        env $([ $t = untimed ] && echo TRLAT_TIMING=none) $([ $t = direct ] && echo TRLAT_TIMING=all) \
+            TRLAT_FASTPATH=1 TRLAT_OUTPUT="$WORK/$t.json" \
             LD_PRELOAD=$LIB "$PY" "$PROG" corpus 4 >"$WORK/$t.out" 2>"$WORK/$t.err"
         echo $? >>"$WORK/$t.out"
     done
@@ -71,6 +73,24 @@ for PY in "${pythons[@]}"; do
     expect "py$v timing none: no times, the same hits and calls" \
         "$(fpk untimed '(sum(k["driver_ns"]["count"] + k["gap_ns"]["count"] for k in r["kernels"]), [k["py_to_driver_ns"] for k in r["kernels"] if k["py_to_driver_ns"]], r["python"]["calls"])'):$(total untimed hits)" \
         "(0, [], $(fpk direct 'r["python"]["calls"]')):$(total direct hits)"
+    expect "py$v timing sampled (the default): same output" "$(cat "$WORK/sampled.out")" "$(cat "$WORK/off.out")"
+    expect "py$v timing sampled: same launches per kernel, at their sites" \
+        "$(fpk sampled "$launches"):$(fpk sampled "$sites")" "$(fpk off "$launches"):$(fpk off "$sites")"
+    # every launch but a hit timed at weight 1, a hit timed at weight 16 or
+    # counted only: each kernel's three statistics differ from the all-timed
+    # run's by the same amount (exact arithmetic on the sample: scripts below)
+    expect "py$v timing sampled: config, the same hits and calls" \
+        "$(fpk sampled '(r["config"]["timing"], r["python"]["calls"])'):$(total sampled hits)" \
+        "('sampled', $(fpk direct 'r["python"]["calls"]')):$(total direct hits)"
+    expect "py$v timing sampled: each kernel's driver, py->driver and return counts move together" \
+        "$(python3 - "$WORK/direct.json" "$WORK/sampled.json" <<'PY'
+import json, sys
+a, b = ({k["name"]: k for k in json.load(open(p))["kernels"]} for p in sys.argv[1:])
+n = lambda k, m: (k[m] or {"count": 0})["count"]
+print(sorted((x, len({n(b[x], m) - n(ka, m) for m in ("driver_ns", "py_to_driver_ns", "py_return_ns")}) == 1)
+             for x, ka in a.items()))
+PY
+)" "$(fpk direct 'sorted((k["name"], True) for k in r["kernels"])')"
 
     # torch's C++ reads of the device and stream (fastpath/torchcuda.c)
     # through a stand-in libc10_cuda.so kept in step with the stand-in
@@ -344,6 +364,20 @@ expect "a miss's py_to_driver includes the launcher's keying" \
 # TRLAT_FASTPATH_PHASES=1: one line at exit, every phase, over the hits
 # the report counts (all of this workload's hits come through kernel[grid]).
 PY=${pythons[0]} PROG=$ROOT/tests/fastpath/prog.py
+# TRLAT_TIMING=sampled (the default under TRLAT_FASTPATH=1) on a loop whose
+# every hit launches: each statistic's count is one per launch that was not
+# a hit plus 16 per sampled hit, the same number of sampled hits in each
+# (the driver's, py->driver's, the return's), about 1 in 16 of the hits
+# (binomial: 1,970-odd hits, 123 expected, sd 11); the launches exact
+run samp 1 loop 2000
+run sall 1 loop 2000 TRLAT_TIMING=all
+same "timing sampled: loop" sall samp
+expect "timing sampled: the loop's counts are its non-hits plus 16 per sampled hit, 1 in 16 of its hits sampled" \
+    "$(fpk samp 'next(((k["launches"], [(k[m]["count"] - (k["launches"] - k["fastpath"]["hits"])) % 16 for m in ("driver_ns", "py_to_driver_ns", "py_return_ns")], len({k[m]["count"] for m in ("driver_ns", "py_to_driver_ns", "py_return_ns")}), 80 < (k["driver_ns"]["count"] - (k["launches"] - k["fastpath"]["hits"])) // 16 < 170, k["fastpath"]["hits"] > 1900) for k in r["kernels"] if k["name"] == "add_kernel"))')" \
+    "(2000, [0, 0, 0], 1, True, True)"
+expect "timing sampled: the loop's median driver and py->driver times within 25% of the all-timed run's" \
+    "$(python3 -c "import json; a, b = (next(k for k in json.load(open(p))['kernels'] if k['name'] == 'add_kernel') for p in ('$WORK/sall.json', '$WORK/samp.json')); print([0.75 < b[m]['p50'] / a[m]['p50'] < 1.25 for m in ('driver_ns', 'py_to_driver_ns')])")" "[True, True]"
+
 run ph 1 loop 50 TRLAT_FASTPATH_PHASES=1
 expect "phases: one line over the report's hits, 7 phases" \
     "$(sed -n 's/.*fast path phases over \([0-9]*\) hits, ns per hit:\(.*\)/\1 \2/p' "$WORK/ph.err" | awk '{print $1, gsub(/;/, ";")}')" \

@@ -123,6 +123,113 @@ START_TEST(untimed_records_count_exactly)
 }
 END_TEST
 
+/* TRLAT_TIMING=sampled: a sampled hit's launch weighs TRLAT_SAMPLE_EVERY in
+ * every statistic (a gap by the product of its two launches' weights), the
+ * hits left out are counted only; the launch counts stay exact. */
+START_TEST(sampled_records_weigh)
+{
+    trlat_clock_force_monotonic();
+    struct trlat_tstate *ts = trlat_tstate_get();
+    trlat_names_add((void *)0x6001, "zeta");
+    const uint32_t W = TRLAT_SAMPLE_EVERY;
+    uint64_t t = 1000000;
+    /* 600 calls (2 folds, the rest pending): every 4th a sampled hit (weight W), the others left out */
+    unsigned sampled = 0, pairs = 0;
+    int prev_timed = 0;
+    for (int i = 0; i < 600; i++) {
+        int timed = i % 4 == 0 || i % 4 == 1;
+        uint64_t t0 = timed ? t + 100 : 0, t1 = timed ? t0 + 1000 : 0;
+        uint64_t site = 99 | (timed ? (uint64_t)W << TRLAT_SITE_WEIGHT_SHIFT : 0);
+        trlat_rec_add(ts, (void *)0x6001, t0, t1, timed ? t0 - 50 : TRLAT_PY_UNTIMED, site);
+        if (timed)
+            ts->py_rec->ret = t1 + 30, sampled++, pairs += prev_timed;
+        prev_timed = timed;
+        t += 2000;
+    }
+    launches(ts, (void *)0x6001, 2, &t); /* two timed at weight 1: one gap of weight W * 1... */
+    struct trlat_fold *f = trlat_fold_build();
+    struct trlat_kstats *k = trlat_fold_kernel(f, "zeta");
+    ck_assert_uint_eq(k->from_driver, 602);
+    ck_assert_uint_eq(sampled, 300);
+    ck_assert_uint_eq(k->driver.count, 300 * W + 2);
+    ck_assert_uint_eq(k->driver.sum, (300 * W + 2) * 1000);
+    ck_assert_uint_eq(k->driver.min, 1000);
+    ck_assert_uint_eq(k->py.count, 300 * W);
+    ck_assert_uint_eq(k->py.sum, 300 * W * 50);
+    ck_assert_uint_eq(k->ret.count, 300 * W);
+    ck_assert_uint_eq(k->ret.sum, 300 * W * 30);
+    /* gaps: 150 pairs of sampled hits (W * W each); the last call (i = 599)
+     * was left out, so the first weight-1 launch has none; the second one
+     * gap of 1 */
+    ck_assert_uint_eq(pairs, 150);
+    ck_assert_uint_eq(k->gap.count, 150 * W * W + 1);
+    uint64_t in_hist = 0;
+    for (unsigned i = 0; i < TRLAT_HIST_BUCKETS; i++)
+        in_hist += k->driver.hist[i];
+    ck_assert_uint_eq(in_hist, k->driver.count);
+    ck_assert_uint_eq(k->sites[0].launches, 600);
+    trlat_fold_free(f);
+}
+END_TEST
+
+/* The draw behind a sampled hit: 1 in TRLAT_SAMPLE_EVERY, the same for
+ * every position of a program's repeating launch sequence (a fixed period
+ * would time only some of a decode step's kernels), and only for the first
+ * launch of a timed Python call. */
+START_TEST(sample_hit_one_in_every)
+{
+    struct trlat_tstate *ts = trlat_tstate_get();
+    enum { N = 320000, POS = 10 };
+    unsigned hits[POS] = {0}, total = 0;
+    int was = trlat_clk.sampled;
+    trlat_clk.sampled = 1;
+    for (int i = 0; i < N; i++) {
+        ts->py_t0 = 12345;
+        ts->py_launches = 0;
+        ts->py_site = 42;
+        trlat_sample_hit(ts);
+        ck_assert_uint_eq(trlat_rec_site(ts->py_site), 42);
+        if (ts->py_t0 == 12345) {
+            ck_assert_uint_eq(trlat_rec_weight(ts->py_site), TRLAT_SAMPLE_EVERY);
+            hits[i % POS]++;
+            total++;
+        } else {
+            ck_assert_uint_eq(ts->py_t0, TRLAT_PY_UNTIMED);
+            ck_assert_uint_eq(ts->py_site, 42);
+        }
+    }
+    double want = (double)N / TRLAT_SAMPLE_EVERY; /* 20000, sd ~137 */
+    ck_assert_msg(total > want * 0.96 && total < want * 1.04, "%u sampled of %d", total, N);
+    for (int p = 0; p < POS; p++) /* 2000 each, sd ~43 */
+        ck_assert_msg(hits[p] > want / POS * 0.88 && hits[p] < want / POS * 1.12, "position %d: %u", p, hits[p]);
+    /* a call that launched already, an untimed one, none open, sampling off: untouched */
+    ts->py_t0 = 777, ts->py_launches = 1, ts->py_site = 42;
+    for (int i = 0; i < 64; i++)
+        trlat_sample_hit(ts);
+    ck_assert_uint_eq(ts->py_t0, 777);
+    ck_assert_uint_eq(ts->py_site, 42);
+    ts->py_launches = 0;
+    ts->py_t0 = TRLAT_PY_UNTIMED;
+    for (int i = 0; i < 64; i++)
+        trlat_sample_hit(ts);
+    ck_assert_uint_eq(ts->py_site, 42);
+    ts->py_t0 = 0;
+    for (int i = 0; i < 64; i++)
+        trlat_sample_hit(ts);
+    ck_assert_uint_eq(ts->py_t0, 0);
+    ck_assert_uint_eq(ts->py_site, 42);
+    trlat_clk.sampled = 0;
+    ts->py_t0 = 777;
+    for (int i = 0; i < 64; i++)
+        trlat_sample_hit(ts);
+    ck_assert_uint_eq(ts->py_t0, 777);
+    ck_assert_uint_eq(ts->py_site, 42);
+    ts->py_t0 = 0;
+    ts->py_site = 0;
+    trlat_clk.sampled = was;
+}
+END_TEST
+
 static void *thread_main(void *arg)
 {
     struct trlat_tstate *ts = trlat_tstate_get();
@@ -216,6 +323,8 @@ static Suite *suite(void)
     tcase_add_test(t, batches_fold_exactly);
     tcase_add_test(t, python_calls_fold_exactly);
     tcase_add_test(t, untimed_records_count_exactly);
+    tcase_add_test(t, sampled_records_weigh);
+    tcase_add_test(t, sample_hit_one_in_every);
     tcase_add_test(t, threads_are_counted_exactly);
     tcase_add_test(t, slow_all_marks_every_thread);
     tcase_add_test(t, names_registry);
