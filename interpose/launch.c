@@ -7,12 +7,11 @@
  * the record (with the thread's Python call, if one is open: its entry and
  * site) and two stores of the driver entry time in the thread's state
  * (ts->cur_t0, for CUPTI's launch callback: set before the driver call,
- * cleared after): the thread's state
- * is a TLS pointer, nothing is allocated or locked, no system call. Anything
- * else (native call sites, trace events, launch hooks: the fast path's
- * capture and launch log) takes the slow variant, chosen by one test; CUPTI
- * does not. The fast path's replays come through here too
- * (trlat_launch_ex). */
+ * cleared after): the thread's state is a TLS pointer, nothing is
+ * allocated or locked, no system call. Anything else (native call sites,
+ * trace events, launch hooks: the fast path's capture and launch log) takes
+ * the slow variant, chosen by one test; CUPTI does not. The fast path's
+ * replays come through here too (trlat_launch_ex). */
 #include "interpose/launch.h"
 #include "interpose/clock.h"
 #include "interpose/real.h"

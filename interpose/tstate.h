@@ -140,8 +140,8 @@ struct trlat_tstate {
     uint32_t hooks_wanted;
     /* Set by the Python hook (fastpath/) around a Triton call: the call's
      * entry time in ticks (TRLAT_PY_UNTIMED: open, its launches not timed)
-     * and its site (with a weight: trlat_rec_site); py_launches counts the launches the call produced so
-     * far. Consumed by the launch record. */
+     * and its site (with a weight: trlat_rec_site); py_launches counts the
+     * launches the call produced so far. Consumed by the launch record. */
     uint32_t py_launches;
     uint64_t py_t0;
     uint64_t py_site;
@@ -298,9 +298,8 @@ static inline void trlat_stat_add_relaxed(struct trlat_stat *s, uint64_t v)
  * samples that is the inverse of its chance). *last is updated, and
  * *weighted by the weight beyond 1 (so that the launches timed are the
  * driver's count less it). 0 when the record has no times (counted only;
- * the next launch has no gap from it). The
- * thread's fold and the report's reading of records still pending both go
- * through here. */
+ * the next launch has no gap from it). The thread's fold and the report's
+ * reading of records still pending both go through here. */
 int trlat_rec_times_weighted(const struct trlat_rec *r, struct trlat_rec_last *last, struct trlat_stat *driver,
                              struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret, uint64_t *weighted);
 static inline __attribute__((always_inline)) int

@@ -139,7 +139,7 @@ struct cli_report {
     struct cli_clock clock;
     struct {
         const char *cupti, *cupti_reason, *fastpath;
-        const char *timing; /* "all", "none"; NULL: not in the report (made before TRLAT_TIMING: all) */
+        const char *timing; /* "all", "sampled", "none"; NULL: not in the report (made before TRLAT_TIMING: all) */
         int stacks; /* -1: not in the report */
         struct cli_u64 trace;
     } config;
