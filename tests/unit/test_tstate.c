@@ -172,6 +172,43 @@ START_TEST(sampled_records_weigh)
 }
 END_TEST
 
+/* A sampled hit's call whose record was folded before it returned: its
+ * return time goes to the slot, weighted as its record was; a call left
+ * out of the sample (TRLAT_PY_UNTIMED) reads no clock at its return and
+ * adds no time, its launch counted. */
+START_TEST(sampled_call_returns_after_fold)
+{
+    trlat_clock_force_monotonic();
+    struct trlat_tstate *ts = trlat_tstate_get();
+    void *func = (void *)0x7001;
+    trlat_names_add(func, "eta");
+    uint64_t t = trlat_mono_ns() - 1000000000;
+    struct trlat_pycall saved;
+    trlat_pycall_open(ts, t, 55, &saved);
+    ts->py_site |= (uint64_t)TRLAT_SAMPLE_EVERY << TRLAT_SITE_WEIGHT_SHIFT; /* as trlat_sample_hit */
+    trlat_rec_add(ts, func, t + 100, t + 1100, ts->py_t0, ts->py_site);
+    ts->py_launches++;
+    trlat_tstate_fold(ts); /* the call still open */
+    ck_assert_ptr_nonnull(ts->py_k);
+    ck_assert_uint_eq(trlat_pycall_close(ts, &saved), 1);
+    trlat_pycall_open(ts, TRLAT_PY_UNTIMED, 55, &saved);
+    trlat_rec_add(ts, func, 0, 0, ts->py_t0, ts->py_site);
+    ts->py_launches++;
+    trlat_tstate_fold(ts);
+    ck_assert_uint_eq(trlat_pycall_close(ts, &saved), 1);
+    struct trlat_fold *f = trlat_fold_build();
+    struct trlat_kstats *k = trlat_fold_kernel(f, "eta");
+    ck_assert_uint_eq(k->from_driver, 2);
+    ck_assert_uint_eq(k->driver.count, TRLAT_SAMPLE_EVERY);
+    ck_assert_uint_eq(k->py.count, TRLAT_SAMPLE_EVERY);
+    ck_assert_uint_eq(k->py.sum, TRLAT_SAMPLE_EVERY * 100);
+    ck_assert_uint_eq(k->ret.count, TRLAT_SAMPLE_EVERY);
+    ck_assert_uint_eq(k->sites[0].id, 55);
+    ck_assert_uint_eq(k->sites[0].launches, 2);
+    trlat_fold_free(f);
+}
+END_TEST
+
 /* The draw behind a sampled hit: 1 in TRLAT_SAMPLE_EVERY, the same for
  * every position of a program's repeating launch sequence (a fixed period
  * would time only some of a decode step's kernels), and only for the first
@@ -325,6 +362,7 @@ static Suite *suite(void)
     tcase_add_test(t, untimed_records_count_exactly);
     tcase_add_test(t, sampled_records_weigh);
     tcase_add_test(t, sample_hit_one_in_every);
+    tcase_add_test(t, sampled_call_returns_after_fold);
     tcase_add_test(t, threads_are_counted_exactly);
     tcase_add_test(t, slow_all_marks_every_thread);
     tcase_add_test(t, names_registry);
