@@ -268,7 +268,13 @@ PY
     run ton 1 threads 50
     sort "$WORK/toff.log" >"$WORK/toff.s"; sort "$WORK/ton.log" >"$WORK/ton.s"
     if cmp -s "$WORK/toff.s" "$WORK/ton.s"; then ok "py$v threads: same launches"; else fail "py$v threads: same launches" "differ"; fi
-    expect "py$v threads: hits (a key can miss once per thread)" "$(fpk ton 'k("add_kernel")["fastpath"]["hits"] >= 192')" True
+    # a key misses once per thread (8), and once more after each miss whose
+    # capture could not be stored (a nomemo_* fallback, counted beside its
+    # miss: under load, the kernel not yet in Triton's cache while another
+    # thread compiled it); any other fallback takes a call's place
+    expect "py$v threads: every call counted once, a key missing once per thread or after an unstored capture" \
+        "$(fpk ton '(lambda f, nm: (f["hits"] + f["misses"] + sum(f["fallbacks"].values()) - nm, f["misses"] <= 8 + nm))(k("add_kernel")["fastpath"], sum(v for r, v in k("add_kernel")["fastpath"]["fallbacks"].items() if r.startswith("nomemo")))')" \
+        "(200, True)"
 
     # hooks Triton calls: never replayed while set
     run hoff 0 hooks 20
