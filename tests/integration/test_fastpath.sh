@@ -374,15 +374,16 @@ PY=${pythons[0]} PROG=$ROOT/tests/fastpath/prog.py
 # every hit launches: each statistic's count is one per launch that was not
 # a hit plus 16 per sampled hit, the same number of sampled hits in each
 # (the driver's, py->driver's, the return's), about 1 in 16 of the hits
-# (binomial: 1,970-odd hits, 123 expected, sd 11); the launches exact
+# (binomial: some 1,997 hits, 125 expected, sd 11; the bounds are 4 sd);
+# the launches exact. (The weighted sums: tests/unit/test_tstate.c. Times
+# are not compared across the two processes: they differ by more than a
+# sample's error on a loaded machine.)
 run samp 1 loop 2000
 run sall 1 loop 2000 TRLAT_TIMING=all
 same "timing sampled: loop" sall samp
 expect "timing sampled: the loop's counts are its non-hits plus 16 per sampled hit, 1 in 16 of its hits sampled" \
     "$(fpk samp 'next(((k["launches"], [(k[m]["count"] - (k["launches"] - k["fastpath"]["hits"])) % 16 for m in ("driver_ns", "py_to_driver_ns", "py_return_ns")], len({k[m]["count"] for m in ("driver_ns", "py_to_driver_ns", "py_return_ns")}), 80 < (k["driver_ns"]["count"] - (k["launches"] - k["fastpath"]["hits"])) // 16 < 170, k["fastpath"]["hits"] > 1900) for k in r["kernels"] if k["name"] == "add_kernel"))')" \
     "(2000, [0, 0, 0], 1, True, True)"
-expect "timing sampled: the loop's median driver and py->driver times within 25% of the all-timed run's" \
-    "$(python3 -c "import json; a, b = (next(k for k in json.load(open(p))['kernels'] if k['name'] == 'add_kernel') for p in ('$WORK/sall.json', '$WORK/samp.json')); print([0.75 < b[m]['p50'] / a[m]['p50'] < 1.25 for m in ('driver_ns', 'py_to_driver_ns')])")" "[True, True]"
 
 run ph 1 loop 50 TRLAT_FASTPATH_PHASES=1
 expect "phases: one line over the report's hits, 7 phases" \
