@@ -75,11 +75,14 @@ static inline __attribute__((always_inline)) void python_part(struct trlat_tstat
 
 /* A launch's driver entry time: none (0) for a launch counted untimed, as
  * every launch under TRLAT_TIMING=none and a fast-path hit left out of the
- * sample under TRLAT_TIMING=sampled (its Python call open as untimed). Its
- * exit is timed when its entry was. */
-static inline __attribute__((always_inline)) uint64_t launch_stamp(const struct trlat_tstate *ts)
+ * sample under TRLAT_TIMING=sampled: the first launch of a Python call
+ * open as untimed (`first`: py_launches at that launch, 1 where
+ * python_part has counted it already, 0 where not). A later launch of such
+ * a call is not the hit and is timed. Its exit is timed when its entry
+ * was. */
+static inline __attribute__((always_inline)) uint64_t launch_stamp(const struct trlat_tstate *ts, uint32_t first)
 {
-    return ts->py_t0 == TRLAT_PY_UNTIMED ? 0 : trlat_stamp();
+    return ts->py_t0 == TRLAT_PY_UNTIMED && ts->py_launches == first ? 0 : trlat_stamp();
 }
 
 /* has_id: CUPTI's callback took the launch's entry time (its GPU record
@@ -133,7 +136,7 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     for (int i = 0; i < n; i++)
         if (hooks[i]->before)
             hooks[i]->before(ts, l);
-    l->t0 = launch_stamp(ts);
+    l->t0 = launch_stamp(ts, 0); /* python_part comes after */
     ts->cur_t0 = l->t0;
     l->rc = call_real(l, real);
     l->t1 = l->t0 ? trlat_ticks() : 0;
@@ -166,7 +169,7 @@ static inline __attribute__((always_inline)) int needs_slow(const struct trlat_t
         return SLOW_CALL;                                       \
     uint64_t py_t0, site;                                       \
     python_part(ts, &py_t0, &site);                             \
-    uint64_t t0 = launch_stamp(ts);                             \
+    uint64_t t0 = launch_stamp(ts, 1);                          \
     ts->cur_t0 = t0;                                            \
     CUresult rc = CALL;                                         \
     ts->cur_t0 = 0;                                             \

@@ -238,7 +238,7 @@ int trlat_rec_times_weighted(const struct trlat_rec *r, struct trlat_rec_last *l
         trlat_stat_add_w_relaxed(gap, trlat_ticks_ns(r->t0 - last->t1), gw);
     last->t1 = r->t1;
     last->weight = r->site >> TRLAT_SITE_WEIGHT_SHIFT;
-    if (r->py_t0)
+    if (r->py_t0 > TRLAT_PY_UNTIMED)
         trlat_stat_add_w_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0), w);
     uint64_t rt = TRLAT_RD(r->ret);
     if (rt)

@@ -316,7 +316,7 @@ trlat_rec_times(const struct trlat_rec *r, struct trlat_rec_last *last, struct t
     if (last->t1)
         trlat_stat_add_relaxed(gap, trlat_ticks_ns(r->t0 - last->t1));
     last->t1 = r->t1;
-    if (r->py_t0)
+    if (r->py_t0 > TRLAT_PY_UNTIMED) /* a call's first launch, its entry timed */
         trlat_stat_add_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0));
     uint64_t rt = TRLAT_RD(r->ret); /* 0: the call had not returned */
     if (rt)

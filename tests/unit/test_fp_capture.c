@@ -3,7 +3,10 @@
  * zero or several launches or for launches Triton's launcher would not
  * make; and the TRLAT_FASTPATH_LOG line. Runs on the fake driver. */
 #include "fastpath/fp.h"
+#include "fastpath/pyhook.h"
 #include "interpose/launch.h"
+#include "interpose/names.h"
+#include "report/fold.h"
 #include "tests/unit/check_main.h"
 
 #include <dlfcn.h>
@@ -209,6 +212,43 @@ START_TEST(hook_captures_without_a_log)
 }
 END_TEST
 
+/* TRLAT_TIMING=sampled: a fast-path hit left out of the sample opens its
+ * Python call as untimed (trlat_sample_hit); that call's first launch, the
+ * hit, is counted without times, any later launch of the call (not a hit)
+ * is timed, through the wrapper's common variant and its slow one alike. */
+START_TEST(unsampled_hit_times_its_calls_later_launches)
+{
+    load_fake();
+    trlat_clock_init();
+    CUfunction f = kernel("samp_later");
+    trlat_names_add(f, "samp_later");
+    struct args a;
+    args_init(&a);
+    CUlaunchConfig cfg = {.gridDimX = 2, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1};
+    struct trlat_tstate *ts = trlat_tstate_get();
+    for (int slow = 0; slow < 2; slow++) {
+        if (slow)
+            trlat_launch_hooks_want(ts, 1);
+        struct trlat_pycall saved;
+        trlat_pycall_open(ts, TRLAT_PY_UNTIMED, 9, &saved);
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(trlat_launch_ex(&cfg, f, a.p, NULL), CUDA_SUCCESS);
+        ck_assert_uint_eq(trlat_pycall_close(ts, &saved), 3);
+        if (slow)
+            trlat_launch_hooks_want(ts, -1);
+    }
+    struct trlat_fold *fo = trlat_fold_build();
+    struct trlat_kstats *k = trlat_fold_kernel(fo, "samp_later");
+    ck_assert_uint_eq(k->from_driver, 6);
+    ck_assert_uint_eq(k->driver.count, 4); /* the second and third of each call */
+    ck_assert_uint_eq(k->gap.count, 2);    /* the third from the second */
+    ck_assert_uint_eq(k->py.count, 0);
+    ck_assert_uint_eq(k->ret.count, 0);
+    ck_assert_uint_eq(k->sites[0].launches, 6);
+    trlat_fold_free(fo);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("fastpath capture");
@@ -217,6 +257,7 @@ static Suite *suite(void)
     tcase_add_test(t, zero_two_or_foreign_launches_give_no_block);
     tcase_add_test(t, hook_captures_and_logs_real_launches);
     tcase_add_test(t, hook_captures_without_a_log);
+    tcase_add_test(t, unsampled_hit_times_its_calls_later_launches);
     suite_add_tcase(s, t);
     return s;
 }
