@@ -233,16 +233,9 @@ int trlat_rec_times_weighted(const struct trlat_rec *r, struct trlat_rec_last *l
 {
     uint64_t w = trlat_rec_weight(r->site), gw = w * (last->weight ? last->weight : 1);
     TRLAT_WR(*weighted, TRLAT_RD(*weighted) + (w - 1));
-    trlat_stat_add_w_relaxed(driver, trlat_ticks_ns(r->t1 - r->t0), w);
-    if (last->t1)
-        trlat_stat_add_w_relaxed(gap, trlat_ticks_ns(r->t0 - last->t1), gw);
+    trlat_rec_add_times(r, last, driver, gap, py, ret, w, gw);
     last->t1 = r->t1;
     last->weight = r->site >> TRLAT_SITE_WEIGHT_SHIFT;
-    if (r->py_t0 > TRLAT_PY_UNTIMED)
-        trlat_stat_add_w_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0), w);
-    uint64_t rt = TRLAT_RD(r->ret);
-    if (rt)
-        trlat_stat_add_w_relaxed(ret, trlat_ticks_ns(rt - r->t1), w);
     return 1;
 }
 

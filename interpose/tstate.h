@@ -287,9 +287,21 @@ static inline void trlat_stat_add_w_relaxed(struct trlat_stat *s, uint64_t v, ui
     TRLAT_WR(s->sum, TRLAT_RD(s->sum) + v * w);
     TRLAT_WR(s->count, n + w);
 }
-static inline void trlat_stat_add_relaxed(struct trlat_stat *s, uint64_t v)
+
+/* The times of a timed record, each weighted by w, its gap by gw (both 1
+ * for the common record: the compiler folds them away there). */
+static inline __attribute__((always_inline)) void
+trlat_rec_add_times(const struct trlat_rec *r, const struct trlat_rec_last *last, struct trlat_stat *driver,
+                    struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret, uint64_t w, uint64_t gw)
 {
-    trlat_stat_add_w_relaxed(s, v, 1);
+    trlat_stat_add_w_relaxed(driver, trlat_ticks_ns(r->t1 - r->t0), w);
+    if (last->t1)
+        trlat_stat_add_w_relaxed(gap, trlat_ticks_ns(r->t0 - last->t1), gw);
+    if (r->py_t0 > TRLAT_PY_UNTIMED) /* a call's first launch, its entry timed */
+        trlat_stat_add_w_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0), w);
+    uint64_t rt = TRLAT_RD(r->ret); /* 0: the call had not returned */
+    if (rt)
+        trlat_stat_add_w_relaxed(ret, trlat_ticks_ns(rt - r->t1), w);
 }
 
 /* What one record's times add to its kernel's statistics, each value
@@ -312,15 +324,8 @@ trlat_rec_times(const struct trlat_rec *r, struct trlat_rec_last *last, struct t
     }
     if (__builtin_expect((r->site >> TRLAT_SITE_WEIGHT_SHIFT) | last->weight, 0))
         return trlat_rec_times_weighted(r, last, driver, gap, py, ret, weighted); /* a sampled hit, or next */
-    trlat_stat_add_relaxed(driver, trlat_ticks_ns(r->t1 - r->t0));
-    if (last->t1)
-        trlat_stat_add_relaxed(gap, trlat_ticks_ns(r->t0 - last->t1));
+    trlat_rec_add_times(r, last, driver, gap, py, ret, 1, 1);
     last->t1 = r->t1;
-    if (r->py_t0 > TRLAT_PY_UNTIMED) /* a call's first launch, its entry timed */
-        trlat_stat_add_relaxed(py, trlat_ticks_ns(r->t0 - r->py_t0));
-    uint64_t rt = TRLAT_RD(r->ret); /* 0: the call had not returned */
-    if (rt)
-        trlat_stat_add_relaxed(ret, trlat_ticks_ns(rt - r->t1));
     return 1;
 }
 

@@ -146,7 +146,7 @@ START_TEST(sampled_records_weigh)
         prev_timed = timed;
         t += 2000;
     }
-    launches(ts, (void *)0x6001, 2, &t); /* two timed at weight 1: one gap of weight W * 1... */
+    launches(ts, (void *)0x6001, 2, &t); /* two timed at weight 1: the second's gap weighs 1 */
     struct trlat_fold *f = trlat_fold_build();
     struct trlat_kstats *k = trlat_fold_kernel(f, "zeta");
     ck_assert_uint_eq(k->from_driver, 602);
