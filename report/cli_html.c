@@ -135,7 +135,7 @@ struct part {
 static int kernel_parts(const struct cli_kernel *k, struct part p[3])
 {
     int n = 0;
-    double py = cli_mean(&k->py), drv = cli_mean(&k->driver), gpu = cli_mean(&k->gpu);
+    double py = cli_pct(&k->py, 0.5), drv = cli_pct(&k->driver, 0.5), gpu = cli_pct(&k->gpu, 0.5);
     if (!isnan(py))
         p[n++] = (struct part){py, "py→drv", color_py};
     if (!isnan(drv))
@@ -158,7 +158,7 @@ static void bar_row(FILE *f, const struct cli_kernel *k, double y, double scale)
     char figures[160] = "", title[160], a[CLI_FMT_LEN];
     for (int i = 0; i < n; i++) {
         double w = p[i].ns * scale;
-        snprintf(title, sizeof title, "%s: %s per launch", p[i].what, cli_fmt_ns(a, p[i].ns));
+        snprintf(title, sizeof title, "%s: %s per launch (median)", p[i].what, cli_fmt_ns(a, p[i].ns));
         rect(f, x, y + 3, w > 0.5 ? w : 0.5, ROW_H - 6, p[i].color, title);
         x += w;
         size_t len = strlen(figures);
@@ -182,7 +182,7 @@ static void chart_bars(FILE *f, const struct cli_view *v)
         max = sum > max ? sum : max;
     }
     double scale = max > 0 ? (CHART_W - LABEL_W - VALUE_W) / max : 0;
-    fputs("<section>\n<h2>Where a launch's time goes (mean per launch)</h2>\n", f);
+    fputs("<section>\n<h2>Where a launch's time goes (median per launch)</h2>\n", f);
     svg_open(f, "chart-kernels", 34 + (int)(v->n ? v->n : 1) * ROW_H, "per-kernel time per launch");
     double x = LABEL_W;
     if (has_py) {
@@ -398,6 +398,13 @@ static void table(FILE *f, const struct cli_view *v)
     cli_table_free(&t);
     if (v->n < v->n_all)
         fprintf(f, "<p class=\"note\">%zu more kernels not shown (--top 0 shows all).</p>\n", v->n_all - v->n);
+    char note[256];
+    for (size_t i = 0; i < v->n; i++)
+        if (cli_outlier_note(v->kernels[i], note, sizeof note)) {
+            fputs("<p class=\"note\">", f);
+            esc(f, note + strlen("note: "));
+            fputs("</p>\n", f);
+        }
     fputs("</section>\n", f);
 }
 

@@ -87,6 +87,36 @@ double cli_agg_host_mean(const struct cli_agg *a)
     return a->driver.s.count ? (double)a->host_sum / (double)a->driver.s.count : NAN;
 }
 
+double cli_agg_host_p50(const struct cli_agg *a)
+{
+    double p = cli_pct(&a->driver, 0.5), py = cli_pct(&a->py, 0.5);
+    return isnan(py) ? p : p + py;
+}
+
+/* One launch's value holds at least half of s's sum and 1 ms. */
+static bool dominated(const struct cli_stat *s)
+{
+    return s->set && s->s.count > 1 && s->s.max >= 1000000 && s->s.max >= s->s.sum / 2;
+}
+
+bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    bool py = dominated(&k->py);
+    const struct cli_stat *s = py ? &k->py : dominated(&k->driver) ? &k->driver : NULL;
+    if (!s)
+        return false;
+    char one[CLI_FMT_LEN], sum[CLI_FMT_LEN], p50[CLI_FMT_LEN], name[64];
+    snprintf(name, sizeof name, "%s", k->name);
+    if (strlen(k->name) >= sizeof name)
+        memcpy(name + sizeof name - 4, "...", 4);
+    snprintf(buf, len, "note: %s: one launch took %s of its %s %s (%s); the columns show the median, %s",
+             name, cli_fmt_ns(one, (double)s->s.max), cli_fmt_ns(sum, (double)s->s.sum), py ? "py→drv" : "driver",
+             py ? "often a kernel's first call, which compiles or loads it" : "often a first launch loading its module",
+             cli_fmt_ns(p50, cli_pct(s, 0.5)));
+    return true;
+}
+
 double cli_gpu_busy(const struct cli_report *r)
 {
     const struct cli_u64 *busy = r->totals.gpu_busy_ns.set ? &r->totals.gpu_busy_ns : &r->totals.gpu_ns;
@@ -235,7 +265,7 @@ static void diagnose_gpu(const struct cli_report *r, double share, char *buf, si
 
 static void diagnose_host(const struct cli_report *r, const struct cli_agg *a, char *buf, size_t len)
 {
-    char why[160], mean[CLI_FMT_LEN], sum[CLI_FMT_LEN], count[CLI_FMT_LEN];
+    char why[160], p50[CLI_FMT_LEN], sum[CLI_FMT_LEN], count[CLI_FMT_LEN];
     const char *cupti = r->config.cupti;
     if (cupti && strcmp(cupti, "unavailable") == 0 && r->config.cupti_reason)
         snprintf(why, sizeof why, "CUPTI unavailable: %.100s", r->config.cupti_reason);
@@ -243,9 +273,12 @@ static void diagnose_host(const struct cli_report *r, const struct cli_agg *a, c
         snprintf(why, sizeof why, "CUPTI %.100s", cupti);
     else
         snprintf(why, sizeof why, "no CUPTI figures");
-    snprintf(buf, len, "No GPU timing (%s); host launch overhead %s per launch (%s over %s launches)", why,
-             cli_fmt_ns(mean, cli_agg_host_mean(a)), cli_fmt_ns(sum, (double)a->host_sum),
-             cli_fmt_count(count, a->driver.s.count));
+    /* The median: a kernel's first call (its compile) would dominate a mean.
+     * Sampled hits (TRLAT_TIMING=sampled) make the sum an estimate. */
+    bool est = r->config.timing && strcmp(r->config.timing, "sampled") == 0;
+    snprintf(buf, len,
+             "No GPU timing (%s); host launch overhead %s per launch at the median (%s%s in all over %s launches%s)", why, cli_fmt_ns(p50, cli_agg_host_p50(a)), est ? "~" : "", cli_fmt_ns(sum, (double)a->host_sum),
+             cli_fmt_count(count, a->launches), est ? ", fast-path hits timed 1 in 16" : "");
     append_concentration(buf, len, r, CLI_SORT_HOST, a->host_sum);
     append(buf, len, ".");
 }

@@ -36,6 +36,14 @@ struct cli_agg {
 void cli_aggregate(const struct cli_report *r, struct cli_agg *a);
 /* Host time per driver launch over all kernels (NAN without launches). */
 double cli_agg_host_mean(const struct cli_agg *a);
+/* As cli_host_p50, over all kernels' merged histograms. */
+double cli_agg_host_p50(const struct cli_agg *a);
+
+/* A kernel whose mean per launch is one launch's doing (a Triton kernel's
+ * first call compiles or loads it: hundreds of ms in py->drv): "note: K:
+ * one call took 436 ms of its 443 ms py->drv; ..." in buf, true; false
+ * (buf empty) when no single launch holds half of a figure's sum and 1 ms. */
+bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len);
 
 /* The GPU's busy time: the union of kernel intervals (gpu_busy_ns), else
  * their sum (gpu_ns); NAN without CUPTI figures. */

@@ -25,9 +25,9 @@ static const char usage_text[] =
     "  --format F     text (default), csv, json or html (one self-contained page)\n"
     "  -o, --output OUT  write to OUT instead of standard output\n"
     "\n"
-    "Times are per launch unless the column says total; percentiles are computed\n"
-    "from the report's histograms. An errors column (launches the driver refused)\n"
-    "appears only when some kernel has errors.\n";
+    "Times are per launch (medians: p50) unless the column says total; percentiles\n"
+    "are computed from the report's histograms; means are in csv and json. An errors\n"
+    "column (launches the driver refused) appears only when some kernel has errors.\n";
 
 /* ---- text ---- */
 
@@ -56,10 +56,10 @@ static void table_row(struct cli_table *t, const struct cli_kernel *k, const str
     cli_fmt_count(errs, k ? k->errors : a->errors);
     bool timed = k ? (k->driver.s.count || (k->py.set && k->py.s.count)) : a->driver.s.count > 0;
     cli_fmt_ns(host, timed ? (double)(k ? cli_host_sum(k) : a->host_sum) : NAN);
-    cli_fmt_ns(py, cli_mean(spy));
-    cli_fmt_ns(drv, cli_mean(sdrv));
+    cli_fmt_ns(py, cli_pct(spy, 0.5));
+    cli_fmt_ns(drv, cli_pct(sdrv, 0.5));
     cli_fmt_ns(p99, cli_pct(sdrv, 0.99));
-    cli_fmt_ns(gpu, cli_mean(sgpu));
+    cli_fmt_ns(gpu, cli_pct(sgpu, 0.5));
     cli_fmt_ns(starved, st->set ? (double)st->v : NAN);
     cli_fmt_pct(hits, !fp ? NAN : k ? cli_hit_rate(k->fastpath.hits, k->fastpath.misses)
                                     : cli_hit_rate(a->hits, a->misses));
@@ -105,6 +105,10 @@ static void text_notes(FILE *f, const struct cli_view *v)
                    "launch callbacks were lost or never came; see docs/CUPTI.md)\n",
                 cli_fmt_count(n, r->gpu.n[CLI_GPU_UNJOINED_RECORDS]),
                 cli_fmt_count(m, r->gpu.n[CLI_GPU_KERNEL_RECORDS]));
+    char note[256];
+    for (size_t i = 0; i < v->n; i++)
+        if (cli_outlier_note(v->kernels[i], note, sizeof note))
+            fprintf(f, "%s\n", note);
     if (r->totals.unnamed_launches.set && r->totals.unnamed_launches.v)
         fprintf(f, "note: %s launches of kernels trlat could not name are listed as <unknown ...>\n",
                 cli_fmt_count(n, r->totals.unnamed_launches.v));
@@ -113,8 +117,8 @@ static void text_notes(FILE *f, const struct cli_view *v)
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v)
 {
     bool errors = v->all.errors > 0;
-    static const char *const header[ROW_CELLS] = {"launches", "errors", "host total", "py→drv avg", "driver avg",
-                                                  "driver p99", "gpu avg", "starved total", "fast-path", "kernel"};
+    static const char *const header[ROW_CELLS] = {"launches", "errors", "host total", "py→drv p50", "driver p50",
+                                                  "driver p99", "gpu p50", "starved total", "fast-path", "kernel"};
     cli_table_init(t, errors ? "rrrrrrrrrl" : "rrrrrrrrl");
     add_row(t, header, errors);
     for (size_t i = 0; i < v->n; i++)

@@ -18,11 +18,13 @@ static const char *human(uint64_t ns, char *buf, size_t len)
     return buf;
 }
 
-static const char *mean(const struct trlat_stat *s, char *buf, size_t len)
+/* The median: a Triton kernel's first call (its compile, hundreds of ms)
+ * would make the mean of a short run its own. */
+static const char *median(const struct trlat_stat *s, char *buf, size_t len)
 {
     if (!s->count)
         return "-";
-    return human(s->sum / s->count, buf, len);
+    return human(trlat_stat_quantile(s, 0.5), buf, len);
 }
 
 #define TOP 10
@@ -71,8 +73,8 @@ void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *pat
         snprintf(drv, sizeof drv, "%s in the driver", human(driver, b, sizeof b));
     fprintf(out, "trlat: %" PRIu64 " launches of %zu kernels in %s; %s; report: %s\n", launches, f->n,
             human(wall_ns, a, sizeof a), drv, path ? path : "(not written)");
-    fprintf(out, "trlat: %-32s %10s %10s %10s %10s %10s %10s\n", "kernel (by host time)", "launches", "py->drv",
-            "driver", "gap", "gpu", "starved");
+    fprintf(out, "trlat: %-32s %10s %10s %10s %10s %10s %10s\n", "kernel (by host time; p50s)", "launches",
+            "py->drv", "driver", "gap", "gpu", "starved");
     for (size_t i = 0; i < f->n && i < TOP; i++) {
         const struct trlat_kstats *k = f->k[i];
         char name[33];
@@ -80,8 +82,8 @@ void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *pat
         if (strlen(k->name) > 32)
             memcpy(name + 29, "...", 4);
         fprintf(out, "trlat: %-32s %10" PRIu64 " %10s %10s %10s %10s %10s\n", name, k->from_driver + k->from_runtime,
-                mean(&k->py, a, sizeof a), mean(&k->driver, b, sizeof b), mean(&k->gap, c, sizeof c),
-                f->has_gpu ? mean(&k->gpu, d, sizeof d) : "-",
+                median(&k->py, a, sizeof a), median(&k->driver, b, sizeof b), median(&k->gap, c, sizeof c),
+                f->has_gpu ? median(&k->gpu, d, sizeof d) : "-",
                 f->has_gpu ? human(k->starved_ns, e, sizeof e) : "-");
     }
     if (f->n > TOP)

@@ -96,8 +96,12 @@ class Kernel:
     """How one kernel behaves: mean times in ns (None: not measured)."""
 
     def __init__(self, name, py=None, driver=5000, gpu=3000, runtime=False, sites=("train.py:42",),
-                 site_kind="python", module=None, grid=(4, 1, 1), block=(128, 1, 1), errors_every=0):
+                 site_kind="python", module=None, grid=(4, 1, 1), block=(128, 1, 1), errors_every=0,
+                 first_py=None, first_driver=None):
         self.name, self.py, self.driver, self.gpu = name, py, driver, gpu
+        # The first launch's times when not like the others (a Triton
+        # kernel's first call compiles it; a first launch loads its module).
+        self.first_py, self.first_driver = first_py, first_driver
         self.runtime, self.sites, self.site_kind, self.module = runtime, sites, site_kind, module
         self.grid, self.block = grid, block
         self.errors_every = errors_every  # every Nth launch is refused by the driver
@@ -137,9 +141,12 @@ class Process:
                 py = jitter(rng, k.py * (0.15 if hit else 1.0))
             else:
                 py = jitter(rng, k.py) if k.py is not None else None
+            first = k.name not in self.kernel_launches
+            if first and k.first_py is not None:
+                py = k.first_py
             r["py"], r["py_start"] = py, th[0] if py is not None else None
             r["start"] = th[0] + (py or 0)
-            r["driver"] = jitter(rng, k.driver)
+            r["driver"] = k.first_driver if first and k.first_driver is not None else jitter(rng, k.driver)
             r["end"] = r["start"] + r["driver"]
             r["site"] = k.sites[rng.randrange(len(k.sites))] if k.sites else None
             th[0] = r["end"]
@@ -294,7 +301,7 @@ def number_launches(records):
 
 
 def report(meta, records, cupti="on", fastpath="off", stacks=False, trace=0, gpu_busy=None,
-           threads=None, epoch=0, newer=None):
+           threads=None, epoch=0, newer=None, timing=None):
     """newer: for the fields added later, {"python": obj or None, "gpu": obj
     or None, "joined": bool, "device": n, "dropped": n}; None for the
     older form."""
@@ -326,6 +333,8 @@ def report(meta, records, cupti="on", fastpath="off", stacks=False, trace=0, gpu
             "unnamed_launches": sum(1 for r in records if r["kernel"].startswith("<unknown")),
         },
     }
+    if timing:
+        doc["config"]["timing"] = timing
     if newer:
         doc["python"] = newer["python"]
         if newer["gpu"] is not None:
@@ -414,6 +423,28 @@ def nocupti():
     number_launches(p.records)
     meta = {"pid": 5151, "argv0": "bench", "host": "dev-box"}
     return report(meta, p.records, cupti="off", stacks=True)
+
+
+def firstcall():
+    """A short fast-path run without CUPTI (hits timed 1 in 16): each Triton
+    kernel's first call compiled it (436 ms in py->drv), a torch kernel's
+    first launch loaded its module (2.15 ms in the driver)."""
+    p = Process(6161, seed=5, cupti=False, fastpath=True)
+    p.thread(6161, 7, 1_000_000)
+    nop = Kernel("nop_with_args_kernel", py=2500, driver=3200, first_py=436_000_000, sites=("train.py:56",))
+    add = Kernel("add_kernel", py=3000, driver=3400, sites=("train.py:60",))
+    fill = Kernel("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                  "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
+                  driver=4300, first_driver=2_150_000, site_kind="native", sites=())
+    for i in range(2000):
+        if i % 400 == 0:
+            p.launch(6161, fill)
+        p.launch(6161, nop, gap=700)
+        if i % 2 == 0:
+            p.launch(6161, add, gap=700)
+    number_launches(p.records)
+    meta = {"pid": 6161}
+    return report(meta, p.records, cupti="off", fastpath="on", timing="sampled")
 
 
 def diff_variant(pid, add_py, extra):
@@ -585,6 +616,7 @@ def main():
     for i, d in enumerate(hooked()):
         files["hooked%d.json" % i] = d
     files["latectx.json"] = latectx()
+    files["firstcall.json"] = firstcall()
     for name, doc in files.items():
         with open(os.path.join(out, name), "w") as f:
             f.write(dump(doc))

@@ -182,6 +182,9 @@ test_golden() {
     golden report-json-hooked1.json "$FIX" "$TRLAT" report hooked1.json --format json
     golden report-html-hooked1.html "$FIX" "$TRLAT" report hooked1.json --format html
     golden report-text-latectx.txt "$FIX" "$TRLAT" report latectx.json
+    # one launch holding most of a kernel's time: medians, and a note each
+    golden report-text-firstcall.txt "$FIX" "$TRLAT" report firstcall.json
+    golden report-html-firstcall.html "$FIX" "$TRLAT" report firstcall.json --format html
     golden diff-hooked.txt "$FIX" "$TRLAT" diff hooked0.json hooked1.json
     golden trace-hooked0.json "$FIX" "$TRLAT" trace hooked0.json
     golden merge-hooked.json "$FIX" "$TRLAT" merge hooked0.json hooked1.json latectx.json -o -

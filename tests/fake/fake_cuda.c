@@ -3,6 +3,7 @@
  * interned names. Knobs (environment):
  *   FAKE_CUDA_RESULT=N      every launch returns CUresult N
  *   FAKE_CUDA_LAUNCH_NS=N   every launch spins N ns (demo: a driver's cost)
+ *   FAKE_CUDA_FIRST_LAUNCH_NS=N  the process's first launch spins N ns instead (a module load)
  *   FAKE_CUDA_PROC_ALIAS=1  cuGetProcAddress hands out internal aliases, not
  *                           the exported symbols (as a real driver may)
  * A fake libcupti (fake_cupti.c) sees every launch call, as the real one
@@ -113,17 +114,21 @@ static void evict(void)
 
 static CUresult launch_result(void)
 {
-    static long ns = -1;
+    static long ns = -1, first_ns = -1;
+    static atomic_flag first_done;
     if (ns < 0) {
         const char *s = getenv("FAKE_CUDA_LAUNCH_NS");
         ns = s ? atol(s) : 0;
+        s = getenv("FAKE_CUDA_FIRST_LAUNCH_NS");
+        first_ns = s ? atol(s) : 0;
     }
-    if (ns > 0) {
+    long spin = first_ns > 0 && !atomic_flag_test_and_set(&first_done) ? first_ns : ns;
+    if (spin > 0) {
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         do
             clock_gettime(CLOCK_MONOTONIC, &b);
-        while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+        while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < spin);
     }
     evict();
     const char *r = getenv("FAKE_CUDA_RESULT");

@@ -87,6 +87,14 @@ expect "unwritable dir: says so once" "$(grep -c 'cannot write' "$WORK/u.err")" 
 TRLAT_SUMMARY=1 TRLAT_OUTPUT="$WORK/s.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 7 >/dev/null 2>"$WORK/s.err"
 expect "summary names the kernel" "$(grep -c 'direct_kernel' "$WORK/s.err")" 1
 expect "summary says where the report went" "$(grep -c "report: $WORK/s.json" "$WORK/s.err")" 1
+# Its per-launch columns are medians: one slow first launch (a module load,
+# 30 ms here against 20 us for the others) would be most of a mean.
+FAKE_CUDA_LAUNCH_NS=20000 FAKE_CUDA_FIRST_LAUNCH_NS=30000000 TRLAT_SUMMARY=1 TRLAT_OUTPUT="$WORK/s1.json" \
+    LD_PRELOAD=$LIB "$BIN/launcher" direct 40 >/dev/null 2>"$WORK/s1.err"
+drv=$(awk '$2 == "direct_kernel" { print $5, $6 }' "$WORK/s1.err")
+expect "summary: the driver column is the median, not the mean (mean $(rq "$WORK/s1.json" \
+    'k("direct_kernel")["driver_ns"]["sum"] // 40') ns)" "$(echo "$drv" | grep -cE '^[0-9.]+ us$' | head -1)/$(
+    echo "$drv" | awk '{ print ($1 >= 20 && $1 < 100) }')" "1/1"
 
 # %p %r %h in TRLAT_OUTPUT
 RANK=3 TRLAT_OUTPUT="$WORK/rank-%r-%h.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 2 >/dev/null 2>&1
