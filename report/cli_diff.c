@@ -28,11 +28,14 @@ static const char usage_text[] =
     "                     Default: host (per kernel and total), the total of driver,\n"
     "                     and starved.\n"
     "  --min-launches N   gate a kernel only when it has at least N launches in both\n"
-    "                     reports (default 1)\n"
+    "                     reports (default 2: a kernel launched once has only its\n"
+    "                     first launch)\n"
     "  --all              list every compared figure, not only those past the threshold\n"
     "\n"
     "host time per launch is py->drv + driver; its p50 is p50(driver) + p50(py->drv)\n"
-    "(reports keep no joint histogram).\n";
+    "(reports keep no joint histogram). Means leave out each kernel's slowest launch:\n"
+    "a Triton kernel's first call compiles it (or loads it from Triton's cache), a\n"
+    "first launch may load its module, and one such launch can be most of a mean.\n";
 
 enum metric { M_HOST, M_DRIVER, M_PY, M_GPU, M_STARVED, M_COUNT };
 static const char *const metric_names[] = {"host", "driver", "py", "gpu", "starved", "all", NULL};
@@ -94,11 +97,13 @@ static void add_fig(struct diff *d, const char *kernel, const char *label, doubl
     judge(f, d->o->threshold);
 }
 
+/* Means leave out the slowest launch (cli_trimmed_mean): a first call's
+ * compile, cold in one run and cached in the other, would be the change. */
 static double kernel_mean(const struct cli_kernel *k, enum metric m)
 {
-    return m == M_HOST ? cli_host_mean(k) : m == M_DRIVER ? cli_mean(&k->driver)
-                                          : m == M_PY     ? cli_mean(&k->py)
-                                                          : cli_mean(&k->gpu);
+    return m == M_HOST ? cli_host_trimmed_mean(k) : m == M_DRIVER ? cli_trimmed_mean(&k->driver)
+                                                  : m == M_PY     ? cli_trimmed_mean(&k->py)
+                                                                  : cli_trimmed_mean(&k->gpu);
 }
 
 static double kernel_p50(const struct cli_kernel *k, enum metric m)
@@ -108,11 +113,11 @@ static double kernel_p50(const struct cli_kernel *k, enum metric m)
                                                          : cli_pct(&k->gpu, 0.5);
 }
 
-static double total_mean(const struct cli_agg *a, enum metric m)
+static double total_mean(const struct cli_report *r, enum metric m)
 {
-    return m == M_HOST ? cli_agg_host_mean(a) : m == M_DRIVER ? cli_mean(&a->driver)
-                                              : m == M_PY     ? cli_mean(&a->py)
-                                                              : cli_mean(&a->gpu);
+    return cli_report_trimmed_mean(r, m == M_HOST ? CLI_TRIM_HOST : m == M_DRIVER ? CLI_TRIM_DRIVER
+                                                   : m == M_PY     ? CLI_TRIM_PY
+                                                                   : CLI_TRIM_GPU);
 }
 
 static const char *const mean_labels[] = {"host mean", "driver mean", "py→drv mean", "gpu mean"};
@@ -132,12 +137,9 @@ static void compare_kernel(struct diff *d, const struct cli_kernel *b, const str
 
 static void compare_totals(struct diff *d, const struct cli_report *b, const struct cli_report *n)
 {
-    struct cli_agg ab, an;
-    cli_aggregate(b, &ab);
-    cli_aggregate(n, &an);
     for (enum metric m = M_HOST; m < M_STARVED; m++)
         if (d->o->track[m] & TOTAL)
-            add_fig(d, NULL, total_labels[m], total_mean(&ab, m), total_mean(&an, m), false, true);
+            add_fig(d, NULL, total_labels[m], total_mean(b, m), total_mean(n, m), false, true);
     if (d->o->track[M_STARVED])
         add_fig(d, NULL, "starved share", cli_starved_share(b), cli_starved_share(n), true, true);
 }
@@ -296,7 +298,7 @@ static void print_kernels(FILE *out, const struct diff *d, size_t compared)
 static void describe_tracking(FILE *out, const struct options *o)
 {
     static const char *const what[] = {"", "per kernel", "total", "per kernel and total"};
-    fprintf(out, "  threshold %g%%; tracked:", o->threshold);
+    fprintf(out, "  threshold %g%%; means without each kernel's slowest launch; tracked:", o->threshold);
     const char *sep = " ";
     for (enum metric m = M_HOST; m < M_COUNT; m++) {
         if (!o->track[m])
@@ -462,7 +464,7 @@ static void parse(int argc, char **argv, struct options *o)
 
 int cli_diff_main(int argc, char **argv)
 {
-    struct options o = {.threshold = 10, .min_launches = 1, .track = {PER_KERNEL | TOTAL, TOTAL, 0, 0, TOTAL}};
+    struct options o = {.threshold = 10, .min_launches = 2, .track = {PER_KERNEL | TOTAL, TOTAL, 0, 0, TOTAL}};
     parse(argc, argv, &o);
     struct cli_report b, n;
     cli_load(&b, o.base);

@@ -93,17 +93,68 @@ double cli_agg_host_p50(const struct cli_agg *a)
     return isnan(py) ? p : p + py;
 }
 
-/* One launch's value holds at least half of s's sum and 1 ms. */
-static bool dominated(const struct cli_stat *s)
+/* One launch of s holds at least half of its sum and 1 ms. */
+static bool one_launch(const struct cli_stat *s)
 {
     return s->set && s->s.count > 1 && s->s.max >= 1000000 && s->s.max >= s->s.sum / 2;
+}
+
+/* A STATS's sum and count without its largest value. */
+static void trim(const struct cli_stat *s, uint64_t *sum, uint64_t *count)
+{
+    *sum = *count = 0;
+    if (s->set && s->s.count > 1) {
+        *sum = s->s.sum - s->s.max;
+        *count = s->s.count - 1;
+    }
+}
+
+double cli_trimmed_mean(const struct cli_stat *s)
+{
+    uint64_t sum, n;
+    trim(s, &sum, &n);
+    return n ? (double)sum / (double)n : NAN;
+}
+
+/* A kernel's host time (driver_ns + py_to_driver_ns) without its slowest
+ * driver call and its slowest Python call, over its driver launches but one. */
+static void host_trim(const struct cli_kernel *k, uint64_t *sum, uint64_t *count)
+{
+    uint64_t pysum = 0, pyn;
+    trim(&k->driver, sum, count);
+    if (*count && k->py.set && k->py.s.count)
+        trim(&k->py, &pysum, &pyn);
+    *sum = cli_add_sat(*sum, pysum);
+}
+
+double cli_host_trimmed_mean(const struct cli_kernel *k)
+{
+    uint64_t sum, n;
+    host_trim(k, &sum, &n);
+    return n ? (double)sum / (double)n : NAN;
+}
+
+double cli_report_trimmed_mean(const struct cli_report *r, int what)
+{
+    uint64_t sum = 0, n = 0;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const struct cli_kernel *k = &r->kernels[i];
+        uint64_t ks, kn;
+        if (what == CLI_TRIM_HOST)
+            host_trim(k, &ks, &kn);
+        else
+            trim(what == CLI_TRIM_DRIVER ? &k->driver : what == CLI_TRIM_PY ? &k->py : &k->gpu, &ks, &kn);
+        sum = cli_add_sat(sum, ks);
+        n = cli_add_sat(n, kn);
+    }
+    return n ? (double)sum / (double)n : NAN;
 }
 
 bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len)
 {
     buf[0] = '\0';
-    bool py = dominated(&k->py);
-    const struct cli_stat *s = py ? &k->py : dominated(&k->driver) ? &k->driver : NULL;
+    bool py = one_launch(&k->py);
+    const struct cli_stat *s = py ? &k->py : one_launch(&k->driver) ? &k->driver : NULL;
     if (!s)
         return false;
     char one[CLI_FMT_LEN], sum[CLI_FMT_LEN], p50[CLI_FMT_LEN], name[64];
@@ -277,7 +328,9 @@ static void diagnose_host(const struct cli_report *r, const struct cli_agg *a, c
      * Sampled hits (TRLAT_TIMING=sampled) make the sum an estimate. */
     bool est = r->config.timing && strcmp(r->config.timing, "sampled") == 0;
     snprintf(buf, len,
-             "No GPU timing (%s); host launch overhead %s per launch at the median (%s%s in all over %s launches%s)", why, cli_fmt_ns(p50, cli_agg_host_p50(a)), est ? "~" : "", cli_fmt_ns(sum, (double)a->host_sum),
+             "No GPU timing (%s); host launch overhead %s per launch at the median "
+             "(%s%s in all over %s launches%s)", why,
+             cli_fmt_ns(p50, cli_agg_host_p50(a)), est ? "~" : "", cli_fmt_ns(sum, (double)a->host_sum),
              cli_fmt_count(count, a->launches), est ? ", fast-path hits timed 1 in 16" : "");
     append_concentration(buf, len, r, CLI_SORT_HOST, a->host_sum);
     append(buf, len, ".");

@@ -45,6 +45,16 @@ double cli_agg_host_p50(const struct cli_agg *a);
  * (buf empty) when no single launch holds half of a figure's sum and 1 ms. */
 bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len);
 
+/* Means without the slowest launch (trlat diff's): a kernel's first call
+ * compiles it, its first launch may load its module; one such launch can
+ * be most of a short run's mean. NAN with fewer than 2 launches. */
+double cli_trimmed_mean(const struct cli_stat *s);
+/* Host time per launch, the slowest driver call and Python call left out. */
+double cli_host_trimmed_mean(const struct cli_kernel *k);
+/* Per launch over all kernels, each kernel's slowest launch left out. */
+enum { CLI_TRIM_HOST, CLI_TRIM_DRIVER, CLI_TRIM_PY, CLI_TRIM_GPU };
+double cli_report_trimmed_mean(const struct cli_report *r, int what);
+
 /* The GPU's busy time: the union of kernel intervals (gpu_busy_ns), else
  * their sum (gpu_ns); NAN without CUPTI figures. */
 double cli_gpu_busy(const struct cli_report *r);

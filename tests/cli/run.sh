@@ -185,6 +185,9 @@ test_golden() {
     # one launch holding most of a kernel's time: medians, and a note each
     golden report-text-firstcall.txt "$FIX" "$TRLAT" report firstcall.json
     golden report-html-firstcall.html "$FIX" "$TRLAT" report firstcall.json --format html
+    # a mean one launch holds (the first call's compile) is listed, not gated
+    golden diff-firstcall-cold.txt "$FIX" "$TRLAT" diff firstcall_warm.json firstcall.json --all
+    golden diff-firstcall-slower.txt "$FIX" "$TRLAT" diff firstcall.json firstcall_slower.json
     golden diff-hooked.txt "$FIX" "$TRLAT" diff hooked0.json hooked1.json
     golden trace-hooked0.json "$FIX" "$TRLAT" trace hooked0.json
     golden merge-hooked.json "$FIX" "$TRLAT" merge hooked0.json hooked1.json latectx.json -o -
@@ -199,6 +202,8 @@ test_diff_exit_codes() {
     expect_rc diff-exit-regression 1 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json"
     expect_rc diff-exit-improvement 0 "$TRLAT" diff "$FIX/base.json" "$FIX/improved.json"
     expect_rc diff-exit-identical 0 "$TRLAT" diff "$FIX/base.json" "$FIX/base.json"
+    expect_rc diff-exit-first-call-compiled 0 "$TRLAT" diff "$FIX/firstcall_warm.json" "$FIX/firstcall.json"
+    expect_rc diff-exit-first-call-and-slower 1 "$TRLAT" diff "$FIX/firstcall.json" "$FIX/firstcall_slower.json"
     expect_rc diff-exit-reverse-of-improvement 1 "$TRLAT" diff "$FIX/improved.json" "$FIX/base.json"
     expect_rc diff-exit-high-threshold 0 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --threshold 1000
     expect_rc diff-exit-untouched-metric 0 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --metric driver,gpu
