@@ -41,8 +41,9 @@ double cli_agg_host_p50(const struct cli_agg *a);
 
 /* A kernel whose mean per launch is one launch's doing (a Triton kernel's
  * first call compiles or loads it: hundreds of ms in py->drv): "note: K:
- * one call took 436 ms of its 443 ms py->drv; ..." in buf, true; false
- * (buf empty) when no single launch holds half of a figure's sum and 1 ms. */
+ * one launch took 436 ms of its 438 ms py→drv (...); the columns show the
+ * median, 400 ns" in buf, true; false (buf empty) when no launch holds half
+ * of the kernel's py->drv or driver sum and 1 ms. */
 bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len);
 
 /* Means without the slowest launch (trlat diff's): a kernel's first call
