@@ -97,13 +97,21 @@ static void add_fig(struct diff *d, const char *kernel, const char *label, doubl
     judge(f, d->o->threshold);
 }
 
-/* Means leave out the slowest launch (cli_trimmed_mean): a first call's
+/* Means leave out the slowest launch (cli_trimmed): a first call's
  * compile, cold in one run and cached in the other, would be the change. */
+static void kernel_trimmed(const struct cli_kernel *k, enum metric m, uint64_t *sum, uint64_t *count)
+{
+    if (m == M_HOST)
+        cli_host_trimmed(k, sum, count);
+    else
+        cli_trimmed(m == M_DRIVER ? &k->driver : m == M_PY ? &k->py : &k->gpu, sum, count);
+}
+
 static double kernel_mean(const struct cli_kernel *k, enum metric m)
 {
-    return m == M_HOST ? cli_host_trimmed_mean(k) : m == M_DRIVER ? cli_trimmed_mean(&k->driver)
-                                                  : m == M_PY     ? cli_trimmed_mean(&k->py)
-                                                                  : cli_trimmed_mean(&k->gpu);
+    uint64_t sum, n;
+    kernel_trimmed(k, m, &sum, &n);
+    return n ? (double)sum / (double)n : NAN;
 }
 
 static double kernel_p50(const struct cli_kernel *k, enum metric m)
@@ -115,9 +123,14 @@ static double kernel_p50(const struct cli_kernel *k, enum metric m)
 
 static double total_mean(const struct cli_report *r, enum metric m)
 {
-    return cli_report_trimmed_mean(r, m == M_HOST ? CLI_TRIM_HOST : m == M_DRIVER ? CLI_TRIM_DRIVER
-                                                   : m == M_PY     ? CLI_TRIM_PY
-                                                                   : CLI_TRIM_GPU);
+    uint64_t sum = 0, n = 0;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        uint64_t ks, kn;
+        kernel_trimmed(&r->kernels[i], m, &ks, &kn);
+        sum = cli_add_sat(sum, ks);
+        n = cli_add_sat(n, kn);
+    }
+    return n ? (double)sum / (double)n : NAN;
 }
 
 static const char *const mean_labels[] = {"host mean", "driver mean", "py→drv mean", "gpu mean"};

@@ -402,7 +402,7 @@ static void table(FILE *f, const struct cli_view *v)
     for (size_t i = 0; i < v->n; i++)
         if (cli_outlier_note(v->kernels[i], note, sizeof note)) {
             fputs("<p class=\"note\">", f);
-            esc(f, note + strlen("note: "));
+            esc(f, note);
             fputs("</p>\n", f);
         }
     fputs("</section>\n", f);

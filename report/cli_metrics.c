@@ -30,10 +30,16 @@ double cli_host_mean(const struct cli_kernel *k)
     return k->driver.s.count ? (double)cli_host_sum(k) / (double)k->driver.s.count : NAN;
 }
 
+/* p50(driver) + p50(py->drv): the reports keep no joint histogram. */
+static double host_p50(const struct cli_stat *driver, const struct cli_stat *py)
+{
+    double p = cli_pct(driver, 0.5), q = cli_pct(py, 0.5);
+    return isnan(q) ? p : p + q;
+}
+
 double cli_host_p50(const struct cli_kernel *k)
 {
-    double p = cli_pct(&k->driver, 0.5), py = cli_pct(&k->py, 0.5);
-    return isnan(py) ? p : p + py;
+    return host_p50(&k->driver, &k->py);
 }
 
 double cli_hit_rate(uint64_t hits, uint64_t misses)
@@ -89,8 +95,7 @@ double cli_agg_host_mean(const struct cli_agg *a)
 
 double cli_agg_host_p50(const struct cli_agg *a)
 {
-    double p = cli_pct(&a->driver, 0.5), py = cli_pct(&a->py, 0.5);
-    return isnan(py) ? p : p + py;
+    return host_p50(&a->driver, &a->py);
 }
 
 /* One launch of s holds at least half of its sum and 1 ms. */
@@ -99,8 +104,7 @@ static bool one_launch(const struct cli_stat *s)
     return s->set && s->s.count > 1 && s->s.max >= 1000000 && s->s.max >= s->s.sum / 2;
 }
 
-/* A STATS's sum and count without its largest value. */
-static void trim(const struct cli_stat *s, uint64_t *sum, uint64_t *count)
+void cli_trimmed(const struct cli_stat *s, uint64_t *sum, uint64_t *count)
 {
     *sum = *count = 0;
     if (s->set && s->s.count > 1) {
@@ -109,45 +113,13 @@ static void trim(const struct cli_stat *s, uint64_t *sum, uint64_t *count)
     }
 }
 
-double cli_trimmed_mean(const struct cli_stat *s)
-{
-    uint64_t sum, n;
-    trim(s, &sum, &n);
-    return n ? (double)sum / (double)n : NAN;
-}
-
-/* A kernel's host time (driver_ns + py_to_driver_ns) without its slowest
- * driver call and its slowest Python call, over its driver launches but one. */
-static void host_trim(const struct cli_kernel *k, uint64_t *sum, uint64_t *count)
+void cli_host_trimmed(const struct cli_kernel *k, uint64_t *sum, uint64_t *count)
 {
     uint64_t pysum = 0, pyn;
-    trim(&k->driver, sum, count);
+    cli_trimmed(&k->driver, sum, count);
     if (*count && k->py.set && k->py.s.count)
-        trim(&k->py, &pysum, &pyn);
+        cli_trimmed(&k->py, &pysum, &pyn);
     *sum = cli_add_sat(*sum, pysum);
-}
-
-double cli_host_trimmed_mean(const struct cli_kernel *k)
-{
-    uint64_t sum, n;
-    host_trim(k, &sum, &n);
-    return n ? (double)sum / (double)n : NAN;
-}
-
-double cli_report_trimmed_mean(const struct cli_report *r, int what)
-{
-    uint64_t sum = 0, n = 0;
-    for (size_t i = 0; i < r->n_kernels; i++) {
-        const struct cli_kernel *k = &r->kernels[i];
-        uint64_t ks, kn;
-        if (what == CLI_TRIM_HOST)
-            host_trim(k, &ks, &kn);
-        else
-            trim(what == CLI_TRIM_DRIVER ? &k->driver : what == CLI_TRIM_PY ? &k->py : &k->gpu, &ks, &kn);
-        sum = cli_add_sat(sum, ks);
-        n = cli_add_sat(n, kn);
-    }
-    return n ? (double)sum / (double)n : NAN;
 }
 
 bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len)
@@ -161,7 +133,7 @@ bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len)
     snprintf(name, sizeof name, "%s", k->name);
     if (strlen(k->name) >= sizeof name)
         memcpy(name + sizeof name - 4, "...", 4);
-    snprintf(buf, len, "note: %s: one launch took %s of its %s %s (%s); the columns show the median, %s",
+    snprintf(buf, len, "%s: one launch took %s of its %s %s (%s); the columns show the median, %s",
              name, cli_fmt_ns(one, (double)s->s.max), cli_fmt_ns(sum, (double)s->s.sum), py ? "py→drv" : "driver",
              py ? "often a kernel's first call, which compiles or loads it" : "often a first launch loading its module",
              cli_fmt_ns(p50, cli_pct(s, 0.5)));

@@ -40,21 +40,20 @@ double cli_agg_host_mean(const struct cli_agg *a);
 double cli_agg_host_p50(const struct cli_agg *a);
 
 /* A kernel whose mean per launch is one launch's doing (a Triton kernel's
- * first call compiles or loads it: hundreds of ms in py->drv): "note: K:
- * one launch took 436 ms of its 438 ms py→drv (...); the columns show the
+ * first call compiles or loads it: hundreds of ms in py->drv): "K: one
+ * launch took 436 ms of its 438 ms py→drv (...); the columns show the
  * median, 400 ns" in buf, true; false (buf empty) when no launch holds half
  * of the kernel's py->drv or driver sum and 1 ms. */
 bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len);
 
-/* Means without the slowest launch (trlat diff's): a kernel's first call
- * compiles it, its first launch may load its module; one such launch can
- * be most of a short run's mean. NAN with fewer than 2 launches. */
-double cli_trimmed_mean(const struct cli_stat *s);
-/* Host time per launch, the slowest driver call and Python call left out. */
-double cli_host_trimmed_mean(const struct cli_kernel *k);
-/* Per launch over all kernels, each kernel's slowest launch left out. */
-enum { CLI_TRIM_HOST, CLI_TRIM_DRIVER, CLI_TRIM_PY, CLI_TRIM_GPU };
-double cli_report_trimmed_mean(const struct cli_report *r, int what);
+/* Sum and count without the largest value (trlat diff's means): a
+ * kernel's first call compiles it, its first launch may load its module;
+ * one such launch can be most of a short run's mean. Both 0 with fewer
+ * than 2 values. */
+void cli_trimmed(const struct cli_stat *s, uint64_t *sum, uint64_t *count);
+/* A kernel's host time so: without its slowest driver call and its slowest
+ * Python call, over its driver launches but one. */
+void cli_host_trimmed(const struct cli_kernel *k, uint64_t *sum, uint64_t *count);
 
 /* The GPU's busy time: the union of kernel intervals (gpu_busy_ns), else
  * their sum (gpu_ns); NAN without CUPTI figures. */

@@ -108,7 +108,7 @@ static void text_notes(FILE *f, const struct cli_view *v)
     char note[256];
     for (size_t i = 0; i < v->n; i++)
         if (cli_outlier_note(v->kernels[i], note, sizeof note))
-            fprintf(f, "%s\n", note);
+            fprintf(f, "note: %s\n", note);
     if (r->totals.unnamed_launches.set && r->totals.unnamed_launches.v)
         fprintf(f, "note: %s launches of kernels trlat could not name are listed as <unknown ...>\n",
                 cli_fmt_count(n, r->totals.unnamed_launches.v));
