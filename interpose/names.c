@@ -1,4 +1,5 @@
 #include "interpose/names.h"
+#include "interpose/log.h"
 #include "interpose/real.h"
 
 #include <pthread.h>
@@ -67,8 +68,12 @@ void trlat_names_add(void *handle, const char *name)
             goto out;
         }
         if (!k) {
-            if (used + 1 >= NAMES_CAP - NAMES_CAP / 8)
-                goto out; /* keep probes short */
+            if (used + 1 >= NAMES_CAP - NAMES_CAP / 8) { /* keep probes short */
+                static atomic_flag once;
+                trlat_log_once(&once, "more than %u kernel handles: the names of the others are asked of the driver "
+                                      "when the report is written", NAMES_CAP - NAMES_CAP / 8);
+                goto out;
+            }
             const char *copy = intern(name, NULL);
             if (!copy)
                 goto out;
@@ -114,7 +119,8 @@ const char *trlat_name_of(void *handle)
     if (!drv)
         return NULL;
     trlat_names_add(handle, drv);
-    return trlat_names_get(handle);
+    n = trlat_names_get(handle);
+    return n ? n : drv; /* the registry is full: the driver's string lives as long as the module */
 }
 
 void trlat_names_reset(void)

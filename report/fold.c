@@ -14,9 +14,13 @@ static size_t hash_str(const char *s)
     return h;
 }
 
-static int grow(struct trlat_fold *f)
+/* Rebuilds the name index at a size that keeps it at most half full for
+ * n + 1 entries: the probe loops below end only on an empty slot. */
+static int reindex(struct trlat_fold *f)
 {
-    size_t cap = f->index_cap ? f->index_cap * 2 : 256;
+    size_t cap = 256;
+    while (cap < 2 * (f->n + 1))
+        cap *= 2;
     size_t *ix = calloc(cap, sizeof *ix);
     if (!ix)
         return -1;
@@ -39,7 +43,7 @@ struct trlat_kstats *trlat_fold_kernel(struct trlat_fold *f, const char *name)
             if (strcmp(f->k[f->index[h] - 1]->name, name) == 0)
                 return f->k[f->index[h] - 1];
     }
-    if (2 * (f->n + 1) > f->index_cap && grow(f))
+    if (2 * (f->n + 1) > f->index_cap && reindex(f))
         return NULL;
     if (f->n == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 64;
@@ -181,10 +185,11 @@ void trlat_fold_sort(struct trlat_fold *f)
 {
     if (f->n) /* none: f->k is NULL, which qsort may not be given */
         qsort(f->k, f->n, sizeof *f->k, by_host_time);
-    free(f->index); /* positions changed */
-    f->index = NULL;
-    f->index_cap = 0;
-    grow(f);
+    if (reindex(f)) { /* positions changed: without memory for a new index, none */
+        free(f->index);
+        f->index = NULL;
+        f->index_cap = 0;
+    }
 }
 
 void trlat_fold_free(struct trlat_fold *f)

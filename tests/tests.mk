@@ -10,7 +10,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit/%) $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit-san/%)
 LIB_C_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/obj/%.o)
-BINS     := $(TB)/bin/launcher $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so
+BINS     := $(TB)/bin/launcher $(TB)/bin/scale $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so
 
 $(FAKE): tests/fake/fake_cuda.c
 	@mkdir -p $(dir $@)
@@ -20,6 +20,10 @@ $(FAKE): tests/fake/fake_cuda.c
 $(TB)/bin/launcher: tests/integration/launcher.c $(FAKE)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread -ldl
+
+$(TB)/bin/scale: tests/integration/scale.c $(FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread
 
 $(TB)/bin/nocuda: tests/integration/nocuda.c
 	@mkdir -p $(dir $@)

@@ -45,22 +45,46 @@ struct fake_fn {
     char name[128];
     unsigned nparams, psize[64]; /* cuFuncGetParamInfo's answer (fake_cuda_set_params) */
 };
-static struct fake_fn fns[256];
+/* Enough handles for the scale tests (tests/integration/test_scale.sh);
+ * found by name through an open-addressing index. */
+#define FAKE_MAX_FNS (1 << 17)
+static struct fake_fn fns[FAKE_MAX_FNS];
 static int nfns;
+static int fn_index[2 * FAKE_MAX_FNS]; /* fns index + 1; 0: empty */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h & (2 * FAKE_MAX_FNS - 1);
+}
+
+/* A new handle for name (the lock held); NULL when all are taken. */
+static CUfunction new_function(const char *name)
+{
+    if (nfns >= FAKE_MAX_FNS)
+        return NULL;
+    struct fake_fn *f = &fns[nfns++];
+    strncpy(f->name, name, sizeof f->name - 1);
+    f->name[sizeof f->name - 1] = 0;
+    return (CUfunction)f;
+}
 
 /* A handle for name (also used by tests to make handles trlat never saw). */
 EXPORT CUfunction fake_cuda_function(const char *name)
 {
     pthread_mutex_lock(&lock);
     CUfunction f = NULL;
-    for (int i = 0; i < nfns; i++)
-        if (strcmp(fns[i].name, name) == 0)
-            f = (CUfunction)&fns[i];
-    if (!f && nfns < 256) {
-        strncpy(fns[nfns].name, name, sizeof fns[nfns].name - 1);
-        f = (CUfunction)&fns[nfns++];
-    }
+    unsigned h = name_hash(name);
+    for (; fn_index[h]; h = (h + 1) & (2 * FAKE_MAX_FNS - 1))
+        if (strcmp(fns[fn_index[h] - 1].name, name) == 0) {
+            f = (CUfunction)&fns[fn_index[h] - 1];
+            break;
+        }
+    if (!f && (f = new_function(name)))
+        fn_index[h] = nfns;
     pthread_mutex_unlock(&lock);
     return f;
 }
@@ -137,7 +161,7 @@ static CUresult launch_result(void)
 
 static int valid(CUfunction f)
 {
-    return (struct fake_fn *)f >= fns && (struct fake_fn *)f < fns + 256;
+    return (struct fake_fn *)f >= fns && (struct fake_fn *)f < fns + FAKE_MAX_FNS;
 }
 
 /* ---- what CUPTI sees of the driver (for tests/fake/fake_cupti.c) ---- */
@@ -209,12 +233,7 @@ EXPORT CUresult cuKernelGetFunction(CUfunction *out, CUkernel k)
     char buf[160];
     snprintf(buf, sizeof buf, "%s", ((struct fake_fn *)k)->name);
     pthread_mutex_lock(&lock);
-    CUfunction f = NULL;
-    if (nfns < 256) {
-        memcpy(fns[nfns].name, buf, sizeof fns[nfns].name);
-        fns[nfns].name[sizeof fns[nfns].name - 1] = 0;
-        f = (CUfunction)&fns[nfns++];
-    }
+    CUfunction f = new_function(buf);
     pthread_mutex_unlock(&lock);
     *out = f;
     return f ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
