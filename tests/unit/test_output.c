@@ -61,6 +61,18 @@ START_TEST(never_follows_symlinks_nor_clobbers)
 }
 END_TEST
 
+static const char *json_of(const char *s)
+{
+    static char buf[512];
+    memset(buf, 0, sizeof buf);
+    FILE *m = fmemopen(buf, sizeof buf, "w");
+    struct trlat_json j;
+    trlat_json_begin(&j, m);
+    trlat_json_str(&j, NULL, s);
+    fclose(m);
+    return buf;
+}
+
 START_TEST(json_escapes_and_repairs_utf8)
 {
     char buf[512] = "";
@@ -81,6 +93,54 @@ START_TEST(json_escapes_and_repairs_utf8)
 }
 END_TEST
 
+#define R "\\ufffd"
+/* Every class of invalid UTF-8, one U+FFFD per maximal invalid subpart. */
+START_TEST(json_strict_utf8)
+{
+    const char *cases[][2] = {
+        /* valid: unchanged, the edges of each range included */
+        {"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"\xc2\x80\xdf\xbf", "\xc2\x80\xdf\xbf"},
+        {"\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf", "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf"},
+        {"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"},
+        /* overlong forms */
+        {"\xc0\x80", R R},
+        {"\xc1\xbf", R R},
+        {"\xe0\x80\x80", R R R},
+        {"\xe0\x9f\xbf", R R R},
+        {"\xf0\x80\x80\x80", R R R R},
+        {"\xf0\x8f\xbf\xbf", R R R R},
+        /* surrogates */
+        {"\xed\xa0\x80", R R R},
+        {"\xed\xbf\xbf", R R R},
+        /* above U+10FFFF */
+        {"\xf4\x90\x80\x80", R R R R},
+        {"\xf5\x80\x80\x80", R R R R},
+        {"\xf8\x88\x80\x80\x80", R R R R R},
+        {"\xfe\xff", R R},
+        /* truncated, at the end and before ASCII */
+        {"a\xc3", "a" R},
+        {"a\xe2\x82", "a" R},
+        {"a\xf0\x9f\x98", "a" R},
+        {"\xe2\x82" "A", R "A"},
+        {"\xf0\x9f" "A", R "A"},
+        {"\xf0\x9f\x98" "A", R "A"},
+        {"\xe2\x82\xe2\x82\xac", R "\xe2\x82\xac"},
+        /* lone continuation bytes */
+        {"\x80", R},
+        {"a\xbf" "b\x80\x80", "a" R "b" R R},
+        /* control characters escaped, DEL kept */
+        {"\x01\x1f\x7f\t\r", "\\u0001\\u001f\x7f\\t\\r"},
+    };
+    char want[128];
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(want, sizeof want, "\"%s\"", cases[i][1]);
+        ck_assert_msg(strcmp(json_of(cases[i][0]), want) == 0, "case %u: got %s, expected %s", i,
+                      json_of(cases[i][0]), want);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("output");
@@ -89,6 +149,7 @@ static Suite *suite(void)
     tcase_add_test(t, expand_template);
     tcase_add_test(t, never_follows_symlinks_nor_clobbers);
     tcase_add_test(t, json_escapes_and_repairs_utf8);
+    tcase_add_test(t, json_strict_utf8);
     suite_add_tcase(s, t);
     return s;
 }
