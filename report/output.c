@@ -1,4 +1,5 @@
 #include "report/output.h"
+#include "interpose/config.h"
 #include "interpose/log.h"
 
 #include <errno.h>
@@ -7,12 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *rank_text(void)
+static const char *rank_text(char *buf, size_t len)
 {
-    const char *r = getenv("RANK");
-    if (!r || !*r)
-        r = getenv("LOCAL_RANK");
-    return (r && *r) ? r : "norank";
+    long r = trlat_config_rank("RANK");
+    if (r < 0)
+        r = trlat_config_rank("LOCAL_RANK");
+    if (r < 0)
+        return "norank";
+    snprintf(buf, len, "%ld", r);
+    return buf;
 }
 
 int trlat_output_expand(const char *tmpl, char *out, size_t len)
@@ -30,12 +34,15 @@ int trlat_output_expand(const char *tmpl, char *out, size_t len)
                 piece = tmp;
                 break;
             case 'r':
-                piece = rank_text();
+                piece = rank_text(tmp, sizeof tmp);
                 break;
             case 'h':
                 if (gethostname(tmp, sizeof tmp) != 0)
                     strcpy(tmp, "host");
                 tmp[sizeof tmp - 1] = 0;
+                for (char *c = tmp; *c; c++)
+                    if (*c == '/')
+                        *c = '_'; /* a piece never adds a directory */
                 piece = tmp;
                 break;
             case '%':

@@ -67,10 +67,8 @@ static void stat_json(struct trlat_json *j, const char *key, const struct trlat_
 
 static void int_env(struct trlat_json *j, const char *key, const char *var)
 {
-    const char *v = getenv(var);
-    char *end;
-    long n = v && *v ? strtol(v, &end, 10) : 0;
-    if (v && *v && !*end && n >= 0)
+    long n = trlat_config_rank(var);
+    if (n >= 0)
         trlat_json_i64(j, key, n);
     else
         trlat_json_null(j, key);

@@ -1,3 +1,4 @@
+#include "interpose/config.h"
 #include "report/json.h"
 #include "report/output.h"
 #include "tests/unit/check_main.h"
@@ -36,6 +37,32 @@ START_TEST(expand_template)
     ck_assert_int_eq(trlat_output_expand("r%r", out, sizeof out), 0);
     ck_assert_str_eq(out, "rnorank");
     ck_assert_int_eq(trlat_output_expand("0123456789", out, 5), -1);
+}
+END_TEST
+
+/* RANK and LOCAL_RANK: a plain decimal 0..INT_MAX, else absent. */
+START_TEST(rank_parsed_strictly)
+{
+    const char *bad[] = {"../../etc/x", " 3", "3 ", "+3", "-1", "3a", "0x10", "2147483648",
+                         "99999999999999999999", "1/2", "٣"};
+    char out[256];
+    unsetenv("LOCAL_RANK");
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("RANK", bad[i], 1);
+        ck_assert_int_eq(trlat_config_rank("RANK"), -1);
+        ck_assert_int_eq(trlat_output_expand("r-%r", out, sizeof out), 0);
+        ck_assert_str_eq(out, "r-norank");
+    }
+    setenv("LOCAL_RANK", "5", 1); /* an ignored RANK leaves LOCAL_RANK to count */
+    ck_assert_int_eq(trlat_output_expand("r-%r", out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-5");
+    setenv("RANK", "2147483647", 1);
+    ck_assert_int_eq(trlat_config_rank("RANK"), 2147483647);
+    setenv("RANK", "0", 1);
+    ck_assert_int_eq(trlat_output_expand("r-%r", out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-0");
+    unsetenv("RANK");
+    unsetenv("LOCAL_RANK");
 }
 END_TEST
 
@@ -147,6 +174,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("files");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, expand_template);
+    tcase_add_test(t, rank_parsed_strictly);
     tcase_add_test(t, never_follows_symlinks_nor_clobbers);
     tcase_add_test(t, json_escapes_and_repairs_utf8);
     tcase_add_test(t, json_strict_utf8);
