@@ -1,21 +1,29 @@
 #include "interpose/config.h"
 #include "report/json.h"
 #include "report/output.h"
+#include "report/safefile.h"
 #include "tests/unit/check_main.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
-static char dir[256];
+static char dir[256], tmpdir[300];
 
 static void setup(void)
 {
     snprintf(dir, sizeof dir, "/tmp/trlat-unit-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(tmpdir, sizeof tmpdir, "%s/tmp", dir);
+    ck_assert_int_eq(mkdir(tmpdir, 0755), 0);
+    setenv("TMPDIR", tmpdir, 1);
 }
 
 static void teardown(void)
@@ -23,6 +31,34 @@ static void teardown(void)
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
+}
+
+static void fill_text(FILE *f, void *arg)
+{
+    fputs(arg, f);
+}
+
+static const char *slurp(const char *path)
+{
+    static char buf[4096];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static int entries(const char *d) /* names in d but "." and ".." */
+{
+    DIR *dd = opendir(d);
+    int n = 0;
+    for (struct dirent *e; dd && (e = readdir(dd));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (dd)
+        closedir(dd);
+    return n;
 }
 
 START_TEST(expand_template)
@@ -68,23 +104,163 @@ END_TEST
 
 START_TEST(never_follows_symlinks_nor_clobbers)
 {
-    char link[300], target[300], path[512], tmpl[300];
+    char link[300], target[300], tmpl[300], want[300];
     snprintf(link, sizeof link, "%s/r.json", dir);
     snprintf(target, sizeof target, "%s/target", dir);
     ck_assert_int_eq(symlink(target, link), 0);
     snprintf(tmpl, sizeof tmpl, "%s/r.json", dir);
-    FILE *f = trlat_output_create(tmpl, path, sizeof path);
-    ck_assert_ptr_nonnull(f);
-    fclose(f);
-    char want[300];
+    struct trlat_output a = {0}, b = {0};
+    ck_assert_int_eq(trlat_output_write(&a, tmpl, fill_text, "first\n"), 0);
     snprintf(want, sizeof want, "%s/r.1.json", dir);
-    ck_assert_str_eq(path, want);
+    ck_assert_str_eq(a.path, want);
+    ck_assert_str_eq(slurp(want), "first\n");
     ck_assert_int_ne(access(target, F_OK), 0);
-    f = trlat_output_create(tmpl, path, sizeof path);
-    ck_assert_ptr_nonnull(f);
-    fclose(f);
+    ck_assert_int_eq(trlat_output_write(&b, tmpl, fill_text, "second\n"), 0);
     snprintf(want, sizeof want, "%s/r.2.json", dir);
-    ck_assert_str_eq(path, want);
+    ck_assert_str_eq(b.path, want);
+    ck_assert_str_eq(slurp(a.path), "first\n");
+    ck_assert_int_eq(entries(dir), 4); /* tmp, r.json, r.1.json, r.2.json: no temporary left */
+}
+END_TEST
+
+/* A later write by the same process replaces its own report, atomically
+ * (the name stays); a file put there by someone else is never replaced. */
+START_TEST(rewrite_replaces_own_report)
+{
+    char tmpl[300], other[300];
+    snprintf(tmpl, sizeof tmpl, "%s/r.json", dir);
+    struct trlat_output o = {0};
+    ck_assert_int_eq(trlat_output_write(&o, tmpl, fill_text, "v1\n"), 0);
+    ck_assert_str_eq(o.path, tmpl);
+    ck_assert_int_eq(trlat_output_write(&o, "ignored", fill_text, "v2\n"), 0);
+    ck_assert_str_eq(o.path, tmpl);
+    ck_assert_str_eq(slurp(tmpl), "v2\n");
+    ck_assert_int_eq(entries(dir), 2);
+    /* someone else's file at the name now */
+    snprintf(other, sizeof other, "%s/theirs", dir);
+    FILE *f = fopen(other, "w");
+    fputs("theirs\n", f);
+    fclose(f);
+    ck_assert_int_eq(rename(other, tmpl), 0);
+    ck_assert_int_eq(trlat_output_write(&o, "ignored", fill_text, "v3\n"), 0);
+    snprintf(other, sizeof other, "%s/r.1.json", dir);
+    ck_assert_str_eq(o.path, other);
+    ck_assert_str_eq(slurp(tmpl), "theirs\n");
+    ck_assert_str_eq(slurp(other), "v3\n");
+}
+END_TEST
+
+START_TEST(directory_means_default_name)
+{
+    char tmpl[300], want[300];
+    struct trlat_output a = {0}, b = {0};
+    snprintf(want, sizeof want, "%s/trlat-%d.json", dir, (int)getpid());
+    ck_assert_int_eq(trlat_output_write(&a, dir, fill_text, "x\n"), 0);
+    ck_assert_str_eq(a.path, want);
+    snprintf(tmpl, sizeof tmpl, "%s/sub/", dir);
+    ck_assert_int_eq(mkdir(tmpl, 0755), 0);
+    snprintf(want, sizeof want, "%s/sub/trlat-%d.json", dir, (int)getpid());
+    ck_assert_int_eq(trlat_output_write(&b, tmpl, fill_text, "x\n"), 0);
+    ck_assert_str_eq(b.path, want);
+}
+END_TEST
+
+static void expect_refused(const char *tmpl, const char *beside)
+{
+    char want[PATH_MAX];
+    struct trlat_output o = {0};
+    ck_assert_int_eq(trlat_output_write(&o, tmpl, fill_text, "r\n"), 0);
+    snprintf(want, sizeof want, "%s/trlat-%d.json", tmpdir, (int)getpid());
+    ck_assert_str_eq(o.path, want);
+    ck_assert_str_eq(slurp(want), "r\n");
+    unlink(want);
+    if (beside)
+        ck_assert_int_ne(access(beside, F_OK), 0);
+}
+
+/* Devices, FIFOs, sockets: refused (never opened, nothing written beside
+ * them), the report in $TMPDIR. */
+START_TEST(special_files_refused)
+{
+    char fifo[300], sock[300], beside[320];
+    expect_refused("/dev/null", "/dev/null.1");
+    expect_refused("/dev/stdout", "/dev/stdout.1");
+    expect_refused("/dev/fd/1", NULL);
+    expect_refused("/proc/self/fd/1", NULL);
+    snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    snprintf(beside, sizeof beside, "%s/fifo.1.json", dir);
+    expect_refused(fifo, beside);
+    snprintf(sock, sizeof sock, "%s/sock", dir);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%.100s", sock);
+    ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    snprintf(beside, sizeof beside, "%s/sock.1", dir);
+    expect_refused(sock, beside);
+    close(s);
+    char link[300];
+    snprintf(link, sizeof link, "%s/null.json", dir); /* a symlink to a device */
+    ck_assert_int_eq(symlink("/dev/null", link), 0);
+    snprintf(beside, sizeof beside, "%s/null.1.json", dir);
+    expect_refused(link, beside);
+}
+END_TEST
+
+static unsigned mode_of(const char *path)
+{
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    return st.st_mode & 07777;
+}
+
+/* 0644 minus umask where the user asked; 0600 in the shared fallback. */
+START_TEST(fallback_reports_are_private)
+{
+    char tmpl[300];
+    umask(022);
+    struct trlat_output a = {0}, b = {0}, c = {0};
+    snprintf(tmpl, sizeof tmpl, "%s/r.json", dir);
+    ck_assert_int_eq(trlat_output_write(&a, tmpl, fill_text, "x\n"), 0);
+    ck_assert_uint_eq(mode_of(a.path), 0644);
+    ck_assert_int_eq(trlat_output_write(&b, "/proc/no/such/dir/r.json", fill_text, "x\n"), 0);
+    ck_assert_str_eq(b.path, strcat(strcpy(tmpl, tmpdir), "/r.json"));
+    ck_assert_uint_eq(mode_of(b.path), 0600);
+    umask(077);
+    snprintf(tmpl, sizeof tmpl, "%s/u.json", dir);
+    ck_assert_int_eq(trlat_output_write(&c, tmpl, fill_text, "x\n"), 0);
+    ck_assert_uint_eq(mode_of(c.path), 0600);
+    umask(022);
+}
+END_TEST
+
+/* The helper for appended files: a regular file only, never through a symlink. */
+START_TEST(append_only_to_regular_files)
+{
+    char path[300], target[300], fifo[300];
+    const char *why = NULL;
+    snprintf(path, sizeof path, "%s/log", dir);
+    int fd = trlat_file_append(path, 0644, &why);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "one\n", 4), 4);
+    close(fd);
+    fd = trlat_file_append(path, 0644, &why);
+    ck_assert_int_eq(write(fd, "two\n", 4), 4);
+    ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+    close(fd);
+    ck_assert_str_eq(slurp(path), "one\ntwo\n");
+    snprintf(target, sizeof target, "%s/target", dir);
+    snprintf(path, sizeof path, "%s/link", dir);
+    ck_assert_int_eq(symlink(target, path), 0);
+    ck_assert_int_eq(trlat_file_append(path, 0644, &why), -1);
+    ck_assert_str_eq(why, "a symbolic link, not followed");
+    ck_assert_int_ne(access(target, F_OK), 0);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(trlat_file_append(fifo, 0644, &why), -1);
+    ck_assert_str_eq(why, "a FIFO");
+    ck_assert_int_eq(trlat_file_append("/dev/null", 0644, &why), -1);
+    ck_assert_str_eq(why, "a character device");
 }
 END_TEST
 
@@ -176,6 +352,11 @@ static Suite *suite(void)
     tcase_add_test(t, expand_template);
     tcase_add_test(t, rank_parsed_strictly);
     tcase_add_test(t, never_follows_symlinks_nor_clobbers);
+    tcase_add_test(t, rewrite_replaces_own_report);
+    tcase_add_test(t, directory_means_default_name);
+    tcase_add_test(t, special_files_refused);
+    tcase_add_test(t, fallback_reports_are_private);
+    tcase_add_test(t, append_only_to_regular_files);
     tcase_add_test(t, json_escapes_and_repairs_utf8);
     tcase_add_test(t, json_strict_utf8);
     suite_add_tcase(s, t);
