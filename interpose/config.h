@@ -26,6 +26,7 @@ enum trlat_opt {
     /* text options (trlat_config_str) */
     TRLAT_OPT_OUTPUT,      /* the report's path template */
     TRLAT_OPT_FP_LOG,      /* the fast path's launch log, or NULL */
+    TRLAT_OPT_REPORT_LIST, /* where each report's absolute path is appended, or NULL */
     TRLAT_OPT_COUNT
 };
 

@@ -224,6 +224,32 @@ static int write_at(struct trlat_output *o, const char *want, int replace, mode_
     return 0;
 }
 
+/* TRLAT_REPORT_LIST: one line per report file, one write(2), O_APPEND (many
+ * processes append to it; the only file trlat adds to rather than creates). */
+static void list_append(const struct trlat_output *o)
+{
+    if (!o->list || !*o->list)
+        return;
+    char line[sizeof o->path + 1];
+    size_t n = strlen(o->path);
+    if (o->path[0] != '/' || memchr(o->path, '\n', n)) {
+        trlat_log("TRLAT_REPORT_LIST=%.200s: the report's path %.200s is not absolute or holds a newline; not listed",
+                  o->list, o->path);
+        return;
+    }
+    memcpy(line, o->path, n);
+    line[n] = '\n';
+    const char *why = NULL;
+    int fd = trlat_file_append(o->list, 0600, &why);
+    ssize_t w = fd < 0 ? -1 : write(fd, line, n + 1);
+    if (fd >= 0 && w != (ssize_t)(n + 1))
+        why = w < 0 ? strerror(errno) : "a short write";
+    if (fd >= 0)
+        close(fd);
+    if (why)
+        trlat_log("cannot append to TRLAT_REPORT_LIST=%.200s (%s); the report is %.200s", o->list, why, o->path);
+}
+
 int trlat_output_write(struct trlat_output *o, const char *tmpl, void (*fill)(FILE *, void *), void *arg)
 {
     if (o->pid != getpid()) { /* a forked child's report is its own */
@@ -231,8 +257,9 @@ int trlat_output_write(struct trlat_output *o, const char *tmpl, void (*fill)(FI
         o->pid = getpid();
         o->fallback = 0;
     }
-    char want[PATH_MAX], alt[PATH_MAX], c0[256], c1[256];
+    char want[PATH_MAX], alt[PATH_MAX], old[sizeof o->path], c0[256], c1[256];
     int replace = o->path[0] != 0, refused = 0, rc = -1;
+    snprintf(old, sizeof old, "%s", o->path);
     if (replace)
         snprintf(want, sizeof want, "%s", o->path);
     else
@@ -255,5 +282,7 @@ int trlat_output_write(struct trlat_output *o, const char *tmpl, void (*fill)(FI
             trlat_log("cannot write the report to %s (%s) nor to %s (%s); no report written", want, c0, alt, c1);
         }
     }
+    if (rc == 0 && strcmp(old, o->path) != 0)
+        list_append(o);
     return rc;
 }

@@ -14,7 +14,8 @@ int trlat_output_expand(const char *tmpl, char *out, size_t len);
 /* One process's report file, kept between writes: the first write picks its
  * name, a later one (by the same process) replaces that file atomically. */
 struct trlat_output {
-    char path[4096]; /* the report's absolute path once written, else "" */
+    char path[4096];  /* the report's absolute path once written, else "" */
+    const char *list; /* TRLAT_REPORT_LIST: a new path is appended there, or NULL */
     /* private */
     pid_t pid;
     dev_t dev;

@@ -1,7 +1,7 @@
-/* Files the library writes (the report, TRLAT_FASTPATH_LOG), all opened
- * one careful way: never through a symlink planted at the path, never a
- * device, FIFO or socket (nor anything in /dev, /proc or /sys), never
- * replacing another file, always close-on-exec. */
+/* Files the library writes (the report, TRLAT_FASTPATH_LOG,
+ * TRLAT_REPORT_LIST), all opened one careful way: never through a symlink
+ * planted at the path, never a device, FIFO or socket (nor anything in /dev,
+ * /proc or /sys), never replacing another file, always close-on-exec. */
 #ifndef TRLAT_SAFEFILE_H
 #define TRLAT_SAFEFILE_H
 

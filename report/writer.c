@@ -372,6 +372,7 @@ static void finish(void)
     }
     /* a failed write (full disk...) says why and is written again in $TMPDIR */
     struct report_args a = {f, wall_ns};
+    report_file.list = trlat_config_str(TRLAT_OPT_REPORT_LIST);
     int written = trlat_output_write(&report_file, trlat_config_output(), fill_report, &a) == 0;
     if (trlat_config(TRLAT_OPT_SUMMARY))
         trlat_report_summary(stderr, f, written ? report_file.path : NULL, wall_ns);

@@ -3,8 +3,8 @@
 # (a temporary moved into place), a failed write (full disk, I/O error) falls
 # back to $TMPDIR and says why, special files are refused, fallback reports
 # are private, RANK cannot steer the name, every string is strict UTF-8, the
-# fast path's log never follows a symlink. Failing and slow writes come from
-# tests/integration/faultyio.c.
+# fast path's log never follows a symlink, and TRLAT_REPORT_LIST names each
+# report. Failing and slow writes come from tests/integration/faultyio.c.
 . "$(dirname "$0")/lib.sh"
 FAULTY=$B/tests/lib/libfaultyio.so
 W=$(realpath "$WORK")
@@ -179,3 +179,30 @@ print(sorted(x.encode("unicode_escape").decode() for x in n))')"
 "$B/trlat" report "$W/utf8.json" >"$W/o" 2>"$W/e"; rc=$?
 expect "invalid UTF-8 names: trlat report accepts, lists them" "$rc:$(grep -c "$(printf '\357\277\275')" "$W/o")" "0:9"
 
+# --- TRLAT_REPORT_LIST: each report's absolute path, one line each, whatever
+# the program did: changed directory, met a taken name, fell back, forked
+L=$W/list
+mkdir -p "$W/l/elsewhere"
+(cd "$W/l" && TRLAT_REPORT_LIST=$L TRLAT_OUTPUT=rel.json LD_PRELOAD=$LIB python3 -c '
+import ctypes, os
+c = ctypes.CDLL("libcuda.so.1"); f = ctypes.c_void_p()
+c.cuModuleGetFunction(ctypes.byref(f), ctypes.c_void_p(0x1000), b"moved_kernel")
+c.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, None, None, None)
+os.chdir("elsewhere")' >/dev/null 2>"$W/e1")
+echo '{"other": "report"}' >"$W/l/taken.json"
+TRLAT_REPORT_LIST=$L TRLAT_OUTPUT="$W/l/taken.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 2 >/dev/null 2>"$W/e2"
+TRLAT_REPORT_LIST=$L TRLAT_OUTPUT=/proc/none/fb.json LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>/dev/null
+TRLAT_REPORT_LIST=$L TRLAT_OUTPUT="$W/l/fork-%p.json" LD_PRELOAD=$LIB "$BIN/launcher" fork 4 >"$W/f.out" 2>"$W/e3"
+ppid=$(sed -n 's/^parent \([0-9]*\) .*/\1/p' "$W/f.out"); cpid=$(sed -n 's/^child \([0-9]*\) .*/\1/p' "$W/f.out")
+expect "report list: one absolute line per report" "$(sort "$L" | tr '\n' ' ')" "$(printf '%s\n' \
+    "$W/l/elsewhere/rel.json" "$W/l/taken.1.json" "$W/tmp/fb.json" "$W/l/fork-$ppid.json" "$W/l/fork-$cpid.json" |
+    sort | tr '\n' ' ')"
+expect "report list: each line names that report" \
+    "$(while read -r p; do rq "$p" 'sum(k["launches"] for k in r["kernels"])'; done <"$L" | sort | tr '\n' ' ')" \
+    "1 2 3 4 8 "
+expect "report list: private, nothing said" "$(mode "$L")$(cat "$W/e1" "$W/e2" "$W/e3")" 600
+ln -s "$W/victim" "$W/list-link"
+TRLAT_REPORT_LIST=$W/list-link TRLAT_OUTPUT="$W/l/x.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 2 >/dev/null 2>"$W/e"
+expect "report list: a symlink there is not followed, said" \
+    "$(ls "$W/victim" 2>/dev/null | wc -l):$(
+        lines "cannot append to TRLAT_REPORT_LIST=$W/list-link ($NOFOLLOW); the report is $W/l/x.json" "$W/e")" "0:1"

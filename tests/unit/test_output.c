@@ -234,6 +234,29 @@ START_TEST(fallback_reports_are_private)
 }
 END_TEST
 
+/* TRLAT_REPORT_LIST: each new report's absolute path, one line; after a
+ * chdir, beside a taken name, in the fallback. A rewrite adds no line. */
+START_TEST(report_list_lines)
+{
+    char list[300], sub[300], want[2048], cwd[PATH_MAX];
+    snprintf(list, sizeof list, "%s/list", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(sub), 0);
+    struct trlat_output a = {.list = list}, b = {.list = list}, c = {.list = list};
+    ck_assert_int_eq(trlat_output_write(&a, "r.json", fill_text, "a\n"), 0);
+    ck_assert_int_eq(trlat_output_write(&a, "r.json", fill_text, "a2\n"), 0);
+    ck_assert_int_eq(chdir(dir), 0);
+    ck_assert_int_eq(trlat_output_write(&b, "sub/r.json", fill_text, "b\n"), 0);
+    ck_assert_int_eq(trlat_output_write(&c, "/proc/none/r.json", fill_text, "c\n"), 0);
+    ck_assert_int_eq(chdir(cwd), 0);
+    snprintf(want, sizeof want, "%s/r.json\n%s/r.1.json\n%s/r.json\n", sub, sub, tmpdir);
+    ck_assert_str_eq(slurp(list), want);
+    ck_assert_uint_eq(mode_of(list), 0600);
+}
+END_TEST
+
 /* The helper for appended files: a regular file only, never through a symlink. */
 START_TEST(append_only_to_regular_files)
 {
@@ -356,6 +379,7 @@ static Suite *suite(void)
     tcase_add_test(t, directory_means_default_name);
     tcase_add_test(t, special_files_refused);
     tcase_add_test(t, fallback_reports_are_private);
+    tcase_add_test(t, report_list_lines);
     tcase_add_test(t, append_only_to_regular_files);
     tcase_add_test(t, json_escapes_and_repairs_utf8);
     tcase_add_test(t, json_strict_utf8);
