@@ -9,8 +9,8 @@
 #include "interpose/log.h"
 #include "interpose/names.h"
 #include "interpose/real.h"
+#include "report/safefile.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -184,9 +184,10 @@ static struct trlat_launch_hooks hooks = {.after = hook_after};
 void fp_capture_install(const char *log_path)
 {
     if (log_path && *log_path) {
-        log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        const char *why = NULL;
+        log_fd = trlat_file_append(log_path, 0644, &why);
         if (log_fd < 0)
-            trlat_log("TRLAT_FASTPATH_LOG=%.200s cannot be opened; no launch log", log_path);
+            trlat_log("TRLAT_FASTPATH_LOG=%.200s cannot be opened (%s); no launch log", log_path, why);
     }
     hooks.always = log_fd >= 0; /* the log wants every launch; a capture only its thread's */
     if (trlat_launch_add_hooks(&hooks))

@@ -2,6 +2,8 @@
 #include "interpose/log.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,8 @@ static const struct choice fp_tensor_choices[] = {
 static const struct choice fp_grid_choices[] = {
     {"eval", TRLAT_FP_GRID_EVAL}, {"call", TRLAT_FP_GRID_CALL}, {"skew", TRLAT_FP_GRID_SKEW}, {NULL, 0}};
 
-/* choices == NULL: a decimal number in [0, max]. */
+/* choices == NULL: a decimal number in [0, max]; is_str: any non-empty
+ * text, kept as written (str, or str_def when unset or empty). */
 struct option {
     const char *name;
     long def;
@@ -36,6 +39,8 @@ struct option {
     const char *accepted;
     long max;
     long value;
+    int is_str;
+    const char *str_def, *str;
 };
 
 static struct option options[TRLAT_OPT_COUNT] = {
@@ -56,9 +61,11 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_FP_PHASES] = {"TRLAT_FASTPATH_PHASES", 0, bool_choices, "0 or 1", 0, 0},
     [TRLAT_OPT_FP_TENSORS] = {"TRLAT_FASTPATH_TENSORS", TRLAT_FP_TENSORS_FIELDS, fp_tensor_choices, "fields or getters",
                               0, 0},
+    [TRLAT_OPT_OUTPUT] = {.name = "TRLAT_OUTPUT", .is_str = 1, .str_def = "trlat-%p.json"},
+    [TRLAT_OPT_FP_LOG] = {.name = "TRLAT_FASTPATH_LOG", .is_str = 1},
+    [TRLAT_OPT_REPORT_LIST] = {.name = "TRLAT_REPORT_LIST", .is_str = 1},
 };
 
-static const char *output_template, *fastpath_log;
 static const char *cupti_off_why; /* why the configuration turned CUPTI off, or NULL */
 
 static int parse(const struct option *o, const char *s, long *out)
@@ -98,7 +105,8 @@ void trlat_config_load(void)
         struct option *o = &options[i];
         o->value = o->def;
         const char *s = getenv(o->name);
-        if (!s || !*s)
+        o->str = o->is_str && s && *s ? s : o->str_def;
+        if (!s || !*s || o->is_str)
             continue;
         long v;
         char buf[24];
@@ -147,10 +155,6 @@ void trlat_config_load(void)
         cupti_off_why = "TRLAT_TIMING=sampled: a fast-path hit left out of the sample is not timed, and CUPTI's "
                         "records join launches by their driver entry time; TRLAT_CUPTI=1 turns it on, all timed";
     }
-    const char *out = getenv("TRLAT_OUTPUT");
-    output_template = (out && *out) ? out : "trlat-%p.json";
-    const char *log = getenv("TRLAT_FASTPATH_LOG");
-    fastpath_log = (log && *log) ? log : NULL;
 }
 
 const char *trlat_config_cupti_off_why(void)
@@ -158,9 +162,17 @@ const char *trlat_config_cupti_off_why(void)
     return cupti_off_why;
 }
 
+const char *trlat_config_str(enum trlat_opt opt)
+{
+    const struct option *o = &options[opt];
+    if (!o->is_str)
+        return NULL;
+    return o->str ? o->str : o->str_def; /* before trlat_config_load too */
+}
+
 const char *trlat_config_fastpath_log(void)
 {
-    return fastpath_log;
+    return trlat_config_str(TRLAT_OPT_FP_LOG);
 }
 
 long trlat_config(enum trlat_opt opt)
@@ -170,7 +182,29 @@ long trlat_config(enum trlat_opt opt)
 
 const char *trlat_config_output(void)
 {
-    return output_template ? output_template : "trlat-%p.json";
+    return trlat_config_str(TRLAT_OPT_OUTPUT);
+}
+
+/* RANK, LOCAL_RANK and WORLD_SIZE name files (%r) and fill the report:
+ * only a plain decimal 0..INT_MAX counts, anything else is said once and
+ * ignored (a value like "../x" must not reach a path). */
+long trlat_config_rank(const char *var)
+{
+    static const char *const vars[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE"};
+    static atomic_flag said[sizeof vars / sizeof vars[0]];
+    const char *s = getenv(var);
+    if (!s || !*s)
+        return -1;
+    long v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9' && v <= INT_MAX; p++)
+        v = v * 10 + (*p - '0');
+    if (!*p && v <= INT_MAX)
+        return v;
+    for (unsigned i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (strcmp(var, vars[i]) == 0)
+            trlat_log_once(&said[i], "%s=%.64s is not a number from 0 to %d; ignored", var, s, INT_MAX);
+    return -1;
 }
 
 const char *trlat_config_name(enum trlat_opt opt)

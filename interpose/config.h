@@ -23,6 +23,10 @@ enum trlat_opt {
     TRLAT_OPT_FP_GRID,    /* TRLAT_FP_GRID_CALL / _EVAL / _SKEW */
     TRLAT_OPT_FP_PHASES,  /* bool */
     TRLAT_OPT_FP_TENSORS, /* TRLAT_FP_TENSORS_FIELDS / _GETTERS */
+    /* text options (trlat_config_str) */
+    TRLAT_OPT_OUTPUT,      /* the report's path template */
+    TRLAT_OPT_FP_LOG,      /* the fast path's launch log, or NULL */
+    TRLAT_OPT_REPORT_LIST, /* where each report's absolute path is appended, or NULL */
     TRLAT_OPT_COUNT
 };
 
@@ -41,6 +45,8 @@ enum { TRLAT_FP_GRID_CALL = 0, TRLAT_FP_GRID_EVAL = 1, TRLAT_FP_GRID_SKEW = 2 };
 void trlat_config_load(void);
 /* The option's value (valid after trlat_config_load). */
 long trlat_config(enum trlat_opt opt);
+/* A text option's value, or its default (NULL for none). */
+const char *trlat_config_str(enum trlat_opt opt);
 /* TRLAT_OUTPUT, or the default template. */
 const char *trlat_config_output(void);
 /* Why the configuration turned CUPTI off (TRLAT_TIMING=none or sampled;
@@ -48,6 +54,9 @@ const char *trlat_config_output(void);
 const char *trlat_config_cupti_off_why(void);
 /* TRLAT_FASTPATH_LOG, or NULL. */
 const char *trlat_config_fastpath_log(void);
+/* The environment variable var (RANK, LOCAL_RANK, WORLD_SIZE) as a decimal
+ * number 0..INT_MAX, or -1 when unset or anything else (said once). */
+long trlat_config_rank(const char *var);
 /* Name of a value for the report's config object ("on", "auto", ...). */
 const char *trlat_config_name(enum trlat_opt opt);
 

@@ -4,30 +4,44 @@
 
 static void sep(struct trlat_json *j, const char *key);
 
-/* Length of a valid UTF-8 sequence at p (1..4), or 0. */
-static int utf8_len(const unsigned char *p)
+/* The UTF-8 sequence at p: its length (1..4) when valid, else minus the
+ * length of its maximal subpart (the lead byte and the continuation bytes
+ * that could still begin a valid sequence; Unicode's recommended unit for
+ * one U+FFFD), at least 1. Overlong forms, surrogates (U+D800..DFFF) and
+ * code points above U+10FFFF are invalid. Never reads past a NUL. */
+static int utf8_seq(const unsigned char *p)
 {
-    int n = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
-    for (int i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
+    unsigned char c = p[0], lo = 0x80, hi = 0xbf; /* the second byte's range */
+    int n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else
+        return -1; /* a continuation byte, C0, C1, F5..FF */
+    for (int i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+        if (p[i] < lo || p[i] > hi)
+            return -i;
     return n;
 }
 
-/* Kernel names and paths are not guaranteed UTF-8: invalid bytes become
- * U+FFFD so strict parsers accept the report. */
+/* Kernel names and paths are not guaranteed UTF-8: each invalid sequence
+ * becomes one U+FFFD so strict parsers accept the report. */
 static void put_str(FILE *o, const char *s)
 {
     fputc('"', o);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p >= 0x80) {
-            int n = utf8_len(p);
-            if (n == 0) {
+            int n = utf8_seq(p);
+            if (n < 0)
                 fputs("\\ufffd", o);
-            } else {
+            else
                 fwrite(p, 1, (size_t)n, o);
-                p += n - 1;
-            }
+            p += (n < 0 ? -n : n) - 1;
             continue;
         }
         switch (*p) {

@@ -67,10 +67,8 @@ static void stat_json(struct trlat_json *j, const char *key, const struct trlat_
 
 static void int_env(struct trlat_json *j, const char *key, const char *var)
 {
-    const char *v = getenv(var);
-    char *end;
-    long n = v && *v ? strtol(v, &end, 10) : 0;
-    if (v && *v && !*end && n >= 0)
+    long n = trlat_config_rank(var);
+    if (n >= 0)
         trlat_json_i64(j, key, n);
     else
         trlat_json_null(j, key);
@@ -339,6 +337,20 @@ static void demangle_names(struct trlat_fold *f)
     }
 }
 
+struct report_args {
+    struct trlat_fold *f;
+    uint64_t wall_ns;
+};
+
+static void fill_report(FILE *out, void *arg)
+{
+    struct report_args *a = arg;
+    trlat_report_json(out, a->f, a->wall_ns);
+}
+
+/* Kept for the process's life: a later write replaces this report. */
+static struct trlat_output report_file;
+
 static void finish(void)
 {
     uint64_t wall_ns = trlat_now_ns() - trlat_start_ns;
@@ -358,17 +370,12 @@ static void finish(void)
         trlat_fold_free(f);
         return;
     }
-    char path[4096];
-    FILE *out = trlat_output_create(trlat_config_output(), path, sizeof path);
-    if (out) {
-        trlat_report_json(out, f, wall_ns);
-        if (fflush(out) != 0 || ferror(out)) {
-            trlat_log("error writing %s; the report is incomplete", path);
-        }
-        fclose(out);
-    }
+    /* a failed write (full disk...) says why and is written again in $TMPDIR */
+    struct report_args a = {f, wall_ns};
+    report_file.list = trlat_config_str(TRLAT_OPT_REPORT_LIST);
+    int written = trlat_output_write(&report_file, trlat_config_output(), fill_report, &a) == 0;
     if (trlat_config(TRLAT_OPT_SUMMARY))
-        trlat_report_summary(stderr, f, out ? path : NULL, wall_ns);
+        trlat_report_summary(stderr, f, written ? report_file.path : NULL, wall_ns);
     trlat_fold_free(f);
 }
 

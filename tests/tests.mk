@@ -11,6 +11,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit/%) $(UNIT_SRCS:tests/unit/%.c
 LIB_C_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/obj/%.o)
 BINS     := $(TB)/bin/launcher $(TB)/bin/scale $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so
+BINS     += $(TB)/lib/libfaultyio.so
 
 $(FAKE): tests/fake/fake_cuda.c
 	@mkdir -p $(dir $@)
@@ -36,6 +37,11 @@ $(TB)/bin/cxx_throw: tests/integration/cxx_throw.cpp $(FAKE)
 $(TB)/lib/libmallocwrap.so: tests/integration/mallocwrap.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# failing and slow file writes, for test_output_safety.sh
+$(TB)/lib/libfaultyio.so: tests/integration/faultyio.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -o $@ $<
 
 # Unit tests link the library's objects directly (hidden symbols included),
 # once as built and once with ASan and UBSan.
