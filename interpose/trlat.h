@@ -28,7 +28,9 @@ struct trlat_module {
 void trlat_module_register(const struct trlat_module *m);
 
 /* Runs the exit sequence now (flush, finish); at most once per process
- * (again in a forked child). Called from atexit. */
+ * (again in a forked child): a second call, or one while another thread
+ * runs it, returns at once. Called from atexit and from the signal
+ * watcher (signals.c). */
 void trlat_finish(void);
 
 /* Time trlat started in this process (in a forked child: the fork), in ns
