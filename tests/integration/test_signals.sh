@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# A process that SIGTERM, SIGINT, SIGHUP or SIGQUIT ends writes its report
-# and ends exactly as without trlat (interpose/signals.c).
+# A process that SIGTERM, SIGINT, SIGHUP or SIGQUIT ends, or a Python
+# interpreter ending on an uncaught KeyboardInterrupt, writes its report and
+# ends exactly as without trlat (interpose/signals.c, fastpath/pyhook.py).
 . "$(dirname "$0")/lib.sh"
 SIGRUN=$ROOT/tests/integration/sigrun.py
+PROG=$ROOT/tests/integration/sigprog.py
 PY=$(python3 -c 'import sys; print(sys.executable)') # not a shim script
 
 # both NAME SIGRUN-ARGS... -- CMD...: the command under sigrun without trlat
@@ -97,3 +99,51 @@ expect "watcher stuck: dies by SIGTERM" "$(field locked.out status)" "signal=TER
 expect "watcher stuck: after the 5 s bound, not much later" \
     "$("$PY" -c "print(4.5 <= $(field locked.out elapsed) < 9)")" True
 expect "watcher stuck: the report file" "$(rq "$WORK/locked.json" 'k("wait_kernel")["launches"]')" 9
+
+# Python, launching through ctypes without Triton, each interpreter here.
+for py in $(find_pythons 10); do
+    v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    p=py$v
+    both "$p-term" TERM -- "$py" "$PROG" wait 17
+    expect "python $v SIGTERM: dies by it, as without trlat" \
+        "$(field "$p-term.out" status)/$(field "$p-term.plain" status)" "signal=TERM core=0/signal=TERM core=0"
+    expect "python $v SIGTERM: report" \
+        "$(rq "$WORK/$p-term.json" '(k("py_kernel")["launches"], r["totals"]["threads"])')" "(17, 1)"
+
+    both "$p-raise" - -- "$py" "$PROG" raise 17
+    expect "python $v uncaught KeyboardInterrupt: dies by SIGINT, as without trlat" \
+        "$(field "$p-raise.out" status)/$(field "$p-raise.plain" status)" "signal=INT core=0/signal=INT core=0"
+    expect "python $v uncaught KeyboardInterrupt: report" "$(kernels "$WORK/$p-raise.json")" "[('py_kernel', 17)]"
+    expect "python $v uncaught KeyboardInterrupt: same traceback" "$(cat "$WORK/$p-raise.err")" \
+        "$(cat "$WORK/$p-raise.plain.err")"
+
+    both "$p-sleep" INT -- "$py" "$PROG" sleep 17
+    expect "python $v SIGINT in time.sleep: dies by SIGINT, as without trlat" \
+        "$(field "$p-sleep.out" status)/$(field "$p-sleep.plain" status)" "signal=INT core=0/signal=INT core=0"
+    expect "python $v SIGINT in time.sleep: report" "$(kernels "$WORK/$p-sleep.json")" "[('py_kernel', 17)]"
+
+    # The report is written at the end of finalization: launches of the
+    # program's own atexit callbacks count, at a normal exit as before.
+    both_launches='(k("py_kernel")["launches"], k("py_atexit_kernel")["launches"])'
+    traced "$p-atexit-raise" - -- "$py" "$PROG" atexit_raise 17
+    expect "python $v KeyboardInterrupt: the program's atexit launches count" \
+        "$(field "$p-atexit-raise.out" status)/$(rq "$WORK/$p-atexit-raise.json" "$both_launches")" \
+        "signal=INT core=0/(17, 17)"
+    traced "$p-atexit" - -- "$py" "$PROG" atexit 17
+    expect "python $v normal exit: unchanged, the program's atexit launches count" \
+        "$(field "$p-atexit.out" status)/$(rq "$WORK/$p-atexit.json" "$both_launches")" "exit=0/(17, 17)"
+
+    # os.fork: a child ending on KeyboardInterrupt writes its own report.
+    rm -f "$WORK"/pyfork-*.json
+    TRLAT_OUTPUT="$WORK/pyfork-%p.json" LD_PRELOAD=$LIB timeout 60 "$py" "$PROG" fork_raise 17 \
+        >"$WORK/pyfork.out" 2>/dev/null
+    rc=$?
+    cpid=$(sed -n 's/^child \([0-9]*\)$/\1/p' "$WORK/pyfork.out")
+    expect "python $v os.fork child on KeyboardInterrupt: dies by SIGINT, parent exits 0" \
+        "$(grep '^child ended' "$WORK/pyfork.out")/$rc" "child ended: signal 2/0"
+    expect "python $v os.fork child on KeyboardInterrupt: its report" "$(kernels "$WORK/pyfork-$cpid.json")" \
+        "[('py_child_kernel', 17)]"
+    parent=$(ls "$WORK"/pyfork-*.json | grep -v "pyfork-$cpid.json")
+    expect "python $v os.fork: the parent's report" "$(ls "$WORK"/pyfork-*.json | wc -l)/$(kernels "$parent")" \
+        "2/[('py_kernel', 17)]"
+done
