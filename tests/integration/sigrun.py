@@ -8,10 +8,10 @@ apart; "-" sends none. The command is ready when it prints a line
 "ready [PID]" (PID: the process to signal, else the command itself), or
 with --ready-file once PATH exists. --survive S: S seconds after the
 signals, say whether it still runs, then close its stdin. --core: core
-dumps allowed. Prints the command's stdout, then "threads NAMES" (its
-threads' names when it was ready), "alive 0|1" (--survive), "status
-signal=NAME core=0|1" or "status exit=N", and "elapsed S" (from the first
-signal to the end)."""
+dumps allowed (up to the hard limit). Prints the command's stdout, then
+"threads NAMES" (its threads' names when it was ready), "alive 0|1"
+(--survive), "status signal=NAME core=0|1" or "status exit=N", and
+"elapsed S" (from the first signal to the end)."""
 import os
 import resource
 import signal
@@ -38,8 +38,9 @@ def main():
     cmd = args[args.index("--") + 1:]
 
     def pre():
-        if core:
-            resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        if core:  # as far as the hard limit allows
+            hard = resource.getrlimit(resource.RLIMIT_CORE)[1]
+            resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
 
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=pre)
     target = p.pid
