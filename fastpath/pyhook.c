@@ -10,9 +10,11 @@
 #include "fastpath/pysites.h"
 #include "fastpath/sharefile.h"
 #include "interpose/log.h"
+#include "interpose/real.h"
 #include "interpose/trlat.h"
 #include "interpose/tstate.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,12 +109,32 @@ static PyObject *py_state(PyObject *self, PyObject *args) /* (state, triton vers
     return none();
 }
 
+static void finish_at_py_exit(void)
+{
+    trlat_finish();
+}
+
+/* () -> None. pyhook.py's atexit callback, when the interpreter ends on an
+ * uncaught KeyboardInterrupt: the report is written at the end of Python's
+ * finalization (Py_AtExit: after the other atexit callbacks and the modules'
+ * teardown, where a normal exit's C atexit would find the process), just
+ * before Python kills itself with SIGINT; now if that cannot be arranged. */
+static PyObject *py_finish_at_exit(PyObject *self, PyObject *args)
+{
+    static atomic_int asked;
+    int (*py_at_exit)(void (*)(void)) = (int (*)(void (*)(void)))trlat_real_dlsym(RTLD_DEFAULT, "Py_AtExit");
+    if (!atomic_exchange(&asked, 1) && (!py_at_exit || py_at_exit(finish_at_py_exit) != 0))
+        trlat_finish();
+    return none();
+}
+
 static struct trlat_pymethoddef helpers[] = {
     {"_trlat_wrap", (void *)py_wrap, TRLAT_METH_VARARGS, NULL},
     {"_trlat_subscript_lambda", (void *)py_subscript_lambda, TRLAT_METH_VARARGS, NULL},
     {"_trlat_skip_prefix", (void *)py_skip_prefix, TRLAT_METH_VARARGS, NULL},
     {"_trlat_log", (void *)py_log, TRLAT_METH_VARARGS, NULL},
     {"_trlat_state", (void *)py_state, TRLAT_METH_VARARGS, NULL},
+    {"_trlat_finish_at_exit", (void *)py_finish_at_exit, TRLAT_METH_VARARGS, NULL},
 };
 
 /* The current Python error as text (then cleared). */

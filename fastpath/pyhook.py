@@ -1,13 +1,15 @@
 # trlat's Python hook installer. libtrlat.so runs this file itself, by
 # absolute path from its own install directory (never through sys.path), in
 # a namespace of its own, on Python's main thread with the GIL held. It
-# imports nothing but `dis` (once, to read __getitem__; `sys` is always
-# loaded). The hot part (the wrapper around JITFunction.run) is C:
-# _trlat_wrap(original, kind) returns it.
+# imports nothing but `atexit` (built in, when loaded) and `dis` (once, to
+# read __getitem__; `sys` is always loaded). The hot part (the wrapper around
+# JITFunction.run) is C: _trlat_wrap(original, kind) returns it.
 #
 # Given to this file by libtrlat.so: _trlat_wrap, _trlat_subscript_lambda,
-# _trlat_skip_prefix, _trlat_log, _trlat_state. libtrlat.so calls poll()
-# until it returns True.
+# _trlat_skip_prefix, _trlat_log, _trlat_state, _trlat_finish_at_exit.
+# libtrlat.so loads it at trlat's start in any Python process, Triton or
+# not, and calls poll() until it returns True.
+import atexit
 import sys
 
 JIT, AUTOTUNER, HEURISTICS, GETITEM = 0, 1, 2, 3
@@ -192,3 +194,17 @@ def _unwatch():
     if any(f is _watcher for f in sys.meta_path):
         # A new list: an import in progress may be iterating the old one.
         sys.meta_path = [f for f in sys.meta_path if f is not _watcher]
+
+
+def _at_exit():
+    """Python's atexit, run while the interpreter finalizes. One that ends on
+    an uncaught KeyboardInterrupt then kills itself with SIGINT
+    (Modules/main.c, exit_sigint), so C's atexit, which writes the report,
+    never runs: have it written at the end of finalization instead.
+    PyErr_Print stored that exception in sys.last_value just before. Any
+    other exit leaves the report to C's atexit, as without this."""
+    if isinstance(getattr(sys, "last_value", None), KeyboardInterrupt):
+        _trlat_finish_at_exit()
+
+
+atexit.register(_at_exit)

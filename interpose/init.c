@@ -1,9 +1,11 @@
 /* trlat's start (lazy, on the first CUDA call through a wrapper), exit and
- * fork handling. */
+ * fork handling. The report is written at exit (atexit), or when a signal
+ * ends the process (signals.c). */
 #include "interpose/clock.h"
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/names.h"
+#include "interpose/signals.h"
 #include "interpose/trlat.h"
 #include "interpose/tstate.h"
 
@@ -35,12 +37,14 @@ void trlat_finish(void)
 {
     if (atomic_exchange(&finished, 1) || atomic_load(&state) <= 0)
         return;
+    trlat_signals_finish_begin();
     for (int i = nmodules - 1; i >= 0; i--)
         if (modules[i]->flush)
             modules[i]->flush();
     for (int i = nmodules - 1; i >= 0; i--)
         if (modules[i]->finish)
             modules[i]->finish();
+    trlat_signals_finish_end();
 }
 
 static void fork_child(void)
@@ -54,6 +58,7 @@ static void fork_child(void)
     for (int i = 0; i < nmodules; i++)
         if (modules[i]->after_fork_child)
             modules[i]->after_fork_child();
+    trlat_signals_after_fork_child();
 }
 
 static void start(void)
@@ -77,6 +82,8 @@ static void start(void)
     for (int i = 0; i < nmodules; i++)
         if (modules[i]->start)
             modules[i]->start();
+    /* Last: a signal from here on finds every module started. */
+    trlat_signals_start();
 }
 
 int trlat_active(void)

@@ -28,7 +28,10 @@ struct trlat_module {
 void trlat_module_register(const struct trlat_module *m);
 
 /* Runs the exit sequence now (flush, finish); at most once per process
- * (again in a forked child). Called from atexit. */
+ * (again in a forked child): a second call, or one while another thread
+ * runs it, returns at once. Called from atexit, from the signal watcher
+ * (signals.c) and from Python's atexit when the interpreter ends on an
+ * uncaught KeyboardInterrupt (fastpath/pyhook.py). */
 void trlat_finish(void);
 
 /* Time trlat started in this process (in a forked child: the fork), in ns

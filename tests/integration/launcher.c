@@ -8,7 +8,9 @@
 #undef cuLaunchKernelEx
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,96 @@ static void *exit_from_thread(void *arg)
     printf("exiting from a thread\n");
     fflush(stdout);
     exit(0);
+}
+
+/* The wait modes: the program's own handler of the four signals that end
+ * a process, installed before the first CUDA call. */
+static const int wait_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+static volatile sig_atomic_t got_sig, got_mask_ok, got_from_parent = -1;
+
+static void note_mask(int sig)
+{
+    sigset_t cur; /* its sa_mask (SIGUSR1) and the signal itself are blocked while it runs */
+    pthread_sigmask(SIG_BLOCK, NULL, &cur);
+    got_mask_ok = sigismember(&cur, SIGUSR1) == 1 && sigismember(&cur, sig) == 1;
+    got_sig = sig;
+}
+
+static void on_plain(int sig)
+{
+    note_mask(sig);
+}
+
+static void on_siginfo(int sig, siginfo_t *si, void *uc)
+{
+    got_from_parent = si && si->si_signo == sig && si->si_pid == getppid() && uc != NULL;
+    note_mask(sig);
+}
+
+/* `wait N` and its variants: N launches, "ready PID" (the process to
+ * signal), then it waits until stdin ends (or, with a handler, until that
+ * ran: it exits 3), so that a test can signal a process with launches
+ * recorded. wait_handler, wait_siginfo: the program's handlers, installed
+ * before the first CUDA call; wait_ignore: the four signals ignored;
+ * wait_fork: a child launches N more and is the one to signal, the parent
+ * says how it ended; wait_locked: stderr's lock held meanwhile. */
+static void wait_mode(const char *how)
+{
+    int handled = !strcmp(how, "handler") || !strcmp(how, "siginfo");
+    sigset_t block, orig;
+    sigemptyset(&block);
+    for (int i = 0; i < 4 && (handled || !strcmp(how, "ignore")); i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGUSR1);
+        if (!strcmp(how, "handler")) {
+            sa.sa_handler = on_plain;
+            sa.sa_flags = SA_RESTART;
+        } else if (!strcmp(how, "siginfo")) {
+            sa.sa_sigaction = on_siginfo;
+            sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+        } else {
+            sa.sa_handler = SIG_IGN;
+        }
+        sigaction(wait_sigs[i], &sa, NULL);
+        sigaddset(&block, wait_sigs[i]);
+    }
+    if (handled) /* until sigsuspend: no signal lost between a check and the wait */
+        pthread_sigmask(SIG_BLOCK, &block, &orig);
+    loop_lk(cuLaunchKernel, get("wait_kernel"));
+    if (!strcmp(how, "fork")) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid > 0) {
+            int status;
+            waitpid(pid, &status, 0);
+            printf("child ended: %s %d\n", WIFSIGNALED(status) ? "signal" : "exit",
+                   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+            return;
+        }
+        loop_lk(cuLaunchKernel, get("wait_child_kernel"));
+    }
+    if (!strcmp(how, "locked")) /* the report's summary (stderr) cannot be written */
+        flockfile(stderr);
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    if (handled) {
+        while (!got_sig)
+            sigsuspend(&orig);
+        struct sigaction cur;
+        sigaction(got_sig, NULL, &cur);
+        printf("handled %d mask_ok=%d from_parent=%d reset=%d\n", (int)got_sig, (int)got_mask_ok,
+               (int)got_from_parent, cur.sa_handler == SIG_DFL);
+        fflush(stdout);
+        exit(3);
+    }
+    char c;
+    for (;;) {
+        ssize_t r = read(0, &c, 1);
+        if (r == 0 || (r < 0 && errno != EINTR))
+            break;
+    }
 }
 
 int main(int argc, char **argv)
@@ -189,6 +281,8 @@ int main(int argc, char **argv)
         pthread_create(&t, NULL, exit_from_thread, get("exit_thread_kernel"));
         pthread_join(t, NULL);
         return 9; /* not reached */
+    } else if (!strncmp(mode, "wait", 4) && (mode[4] == 0 || mode[4] == '_')) {
+        wait_mode(mode[4] ? mode + 5 : "default");
     } else if (!strcmp(mode, "cooperative")) {
         CUfunction f = get("coop_kernel");
         for (long i = 0; i < n; i++)
