@@ -6,12 +6,13 @@ tests/integration/test_signals.sh):
 SIGNALS: names sent in turn, comma-separated (TERM,INT), --gap seconds
 apart; "-" sends none. The command is ready when it prints a line
 "ready [PID]" (PID: the process to signal, else the command itself), or
-with --ready-file once PATH exists. --survive S: S seconds after the
+with --ready-file once a file matching PATH (a glob) exists. --survive S: S seconds after the
 signals, say whether it still runs, then close its stdin. --core: core
 dumps allowed (up to the hard limit). Prints the command's stdout, then
 "threads NAMES" (its threads' names when it was ready), "alive 0|1"
 (--survive), "status signal=NAME core=0|1" or "status exit=N", and
 "elapsed S" (from the first signal to the end)."""
+import glob
 import os
 import resource
 import signal
@@ -45,7 +46,7 @@ def main():
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=pre)
     target = p.pid
     if ready_file:
-        while not os.path.exists(ready_file) and p.poll() is None:
+        while not glob.glob(ready_file) and p.poll() is None:
             time.sleep(0.001)
     else:
         for line in p.stdout:

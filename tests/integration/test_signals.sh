@@ -81,11 +81,13 @@ expect "forked child: the parent's report" "$(ls "$WORK"/fork-*.json | wc -l)/$(
 
 # A signal while the report is written at a normal exit (a 500,000-event
 # trace: about a second) is held until the report is out, then ends the
-# process by it; a second signal meanwhile changes nothing. No hang.
+# process by it; a second signal meanwhile changes nothing. No hang. The
+# report is written to a temporary beside its final name and moved there
+# when complete: its temporary appearing is the write under way.
 for sigs in TERM TERM,INT; do
     rm -f "$WORK/slow.json"
     TRLAT_TRACE=500000 TRLAT_OUTPUT="$WORK/slow.json" LD_PRELOAD=$LIB timeout 60 "$PY" "$SIGRUN" \
-        --ready-file "$WORK/slow.json" "$sigs" -- "$BIN/launcher" direct 500000 >"$WORK/slow.out" 2>&1
+        --ready-file "$WORK/.trlat-*.json.tmp" "$sigs" -- "$BIN/launcher" direct 500000 >"$WORK/slow.out" 2>&1
     expect "$sigs while the report is written at exit: dies by SIGTERM" "$(field slow.out status)" "signal=TERM core=0"
     expect "$sigs while the report is written at exit: the report is complete" \
         "$(rq "$WORK/slow.json" '(k("direct_kernel")["launches"], len(r["events"]))')" "(500000, 500000)"
