@@ -14,7 +14,7 @@ LIBFLAGS := $(BASE) $(WARN) $(OPT) -fPIC -fvisibility=hidden -fno-strict-aliasin
 # Link-time optimization of the library (LTO= builds without): a fast-path
 # hit crosses a dozen files (launcher, key, memo, replay, driver wrapper,
 # record); inlined across them it ran ~6% fewer instructions and ~70 ns less
-# per nop_with_args hit on the CPU machine (docs/BENCHMARKS.md, session 10).
+# per nop_with_args hit on the CPU machine (docs/BENCHMARKS.md, "link-time optimization", 2026-11-30).
 # Only where the toolchain can link with it: the GPU machine's gcc has no
 # lto-wrapper, and a build there without it beats no build.
 ifeq ($(origin LTO),undefined)
@@ -83,7 +83,7 @@ $(BUILD)/trlat: $(CLI_OBJS)
 # The library built again with GCC's profile feedback from fast-path hits
 # on the fake driver (scripts/pgo-build.sh; PGO_PYTHON=<Python 3.12+, with
 # torch 2.11 if at hand>): a hit's code in fewer cache lines. The build the
-# GPU benchmark measures (docs/BENCHMARKS.md, session 13).
+# GPU benchmark measures (docs/BENCHMARKS.md, "the replay block and make pgo", 2026-11-30).
 pgo:
 	BUILD=$(BUILD) bash scripts/pgo-build.sh
 .PHONY: pgo lto-flags

@@ -146,7 +146,7 @@ void trlat_config_load(void)
                options[TRLAT_OPT_FASTPATH].value == TRLAT_FASTPATH_ON) {
         /* CUPTI's callback and kernel record cost each launch of the
          * process 0.3-2.5 us on the GPU machine (docs/BENCHMARKS.md,
-         * session 12): as much as a replay itself. Asked for, it runs. */
+         * current figures): as much as a replay itself. Asked for, it runs. */
         options[TRLAT_OPT_CUPTI].value = TRLAT_CUPTI_OFF;
         cupti_off_why = "TRLAT_FASTPATH=1: CUPTI would add 0.3-2.5 us to every launch; TRLAT_CUPTI=1 turns it on";
     } else if (*cupti == TRLAT_CUPTI_AUTO && *timing == TRLAT_TIMING_SAMPLED) {

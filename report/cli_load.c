@@ -276,7 +276,7 @@ static void load_kernel(struct ld *ld, const json_t *k, struct cli_kernel *kn)
     load_stat(ld, k, "driver_ns", REQ, &kn->driver);
     load_stat(ld, k, "gap_ns", OPT, &kn->gap);
     load_stat(ld, k, "py_to_driver_ns", OPT, &kn->py);
-    load_stat(ld, k, "py_return_ns", OPT, &kn->ret); /* since session 2's reports */
+    load_stat(ld, k, "py_return_ns", OPT, &kn->ret); /* reports since 6199f00 have it */
     load_stat(ld, k, "gpu_ns", OPT, &kn->gpu);
     kn->starved = get_opt_u64(ld, k, "starved_ns");
     kn->starved_launches = get_opt_u64(ld, k, "starved_launches");

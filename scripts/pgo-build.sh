@@ -5,7 +5,7 @@
 # blocks a hit runs laid out together and the rest moved out of their way.
 # A hit's code follows a ~4 us driver call that has pushed it out of the
 # instruction cache; laid out this way it spans fewer lines
-# (docs/BENCHMARKS.md, session 13). Code no training run reaches is
+# (docs/BENCHMARKS.md, "the replay block and make pgo", 2026-11-30). Code no training run reaches is
 # optimized as without a profile (-fprofile-partial-training).
 #   [PGO_PYTHON=<Python 3.12+; with torch 2.11, its tensor reads are trained too (CPU tensors)>] \
 #   [BUILD=build] bash scripts/pgo-build.sh          (make pgo)

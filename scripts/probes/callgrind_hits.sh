@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per fast-path call on the CPU machine (docs/BENCHMARKS.md,
-# session 8): the stand-in Triton, torch's CPU tensors and the fake driver
+# "four last hits; a sampler"): the stand-in Triton, torch's CPU tensors and the fake driver
 # under callgrind, counted inside the C launcher's call (launcher_call, warm-up
 # calls included), then the ns per call of the same probes without valgrind.
 #   [PYTHON=<a Python with torch>] [TRLAT_LIB=<libtrlat.so>] bash scripts/probes/callgrind_hits.sh   (after make test-build)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cache lines a fast-path hit touches cold (docs/BENCHMARKS.md, session 12):
+# Cache lines a fast-path hit touches cold (docs/BENCHMARKS.md, "where a hit's margin goes", 2026-11-30):
 # the stand-in Triton, torch's CPU tensors and the fake driver under
 # callgrind's cache simulation, the fake driver writing a 256 KB buffer per
 # launch (FAKE_CUDA_EVICT_KB) so that, as after the real driver's ~4 us

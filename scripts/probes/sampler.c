@@ -1,5 +1,5 @@
 /* A sampling profiler for a machine without perf (docs/BENCHMARKS.md,
- * session 8): LD_PRELOAD'ed beside libtrlat.so, it samples the interrupted
+ * "four last hits; a sampler"): LD_PRELOAD'ed beside libtrlat.so, it samples the interrupted
  * instruction of the thread that called sampler_start(tag), every
  * SAMPLER_US microseconds of wall time (a POSIX timer delivering a signal to
  * that thread), tagging each sample with the tag; sampler_dump(path) writes
