@@ -27,6 +27,12 @@ _Noreturn void cli_bad_option(const char *cmd, int ret, char **argv);
 /* Replaces control characters so a message stays on one line. */
 void cli_one_line(char *s);
 
+/* Allocation failures exit with "trlat: out of memory", naming the report
+ * being read and its size while one is (cli_oom_context; NULL: none). */
+void cli_oom_context(const char *path, uint64_t size);
+/* "512 bytes", "34.4 MB", "1.73 GB". */
+const char *cli_fmt_size(char *buf, size_t len, uint64_t bytes);
+_Noreturn void cli_out_of_memory(void);
 void *cli_xmalloc(size_t size);
 void *cli_xcalloc(size_t n, size_t size);
 void *cli_xrealloc(void *p, size_t n, size_t size);

@@ -428,6 +428,66 @@ test_bad_input() {
     if [ "$rc" = 2 ] && [ "$(cat "$tmp/err")" = "trlat: -: file is empty" ]; then ok bad-input-empty-stdin; else
         fail bad-input-empty-stdin "exit $rc: $(head -c 200 "$tmp/err")"
     fi
+    test_bad_input_where
+}
+
+# one_line NAME WANT_RC WANT_ERR CMD...: exit status and stderr exactly.
+one_line() {
+    local name=$1 want_rc=$2 want=$3
+    shift 3
+    run_cmd "$tmp/out" "$tmp/err" "$@"
+    if [ "$rc" = "$want_rc" ] && [ "$(cat "$tmp/err")" = "$want" ]; then ok "$name"; else
+        fail "$name" "exit $rc, stderr '$(head -c 300 "$tmp/err")'; expected exit $want_rc, '$want'"
+    fi
+}
+
+# The events are parsed apart from the rest of the document: an error in
+# one of them, or after them, is still placed in the file as a whole.
+test_bad_input_where() {
+    local name
+    python3 - "$FIX/basic.json" "$tmp/where" <<'EOF'
+import json, sys
+text = json.dumps(json.load(open(sys.argv[1])), indent=1)
+def place(name, bad, at, near):
+    i = bad.index(at) + len(at)
+    line, col = bad.count("\n", 0, i) + 1, i - bad.rfind("\n", 0, i) - 1
+    open("%s-%s.json" % (sys.argv[2], name), "w").write(bad)
+    open("%s-%s.want" % (sys.argv[2], name), "w").write("line %d, column %d: %s" % (line, col, near))
+place("in-event", text.replace('"kind": "launch"', '"kind" "launch"', 1), '"kind" "launch"',
+      "':' expected near '\"launch\"'")
+place("after-events", text[:-2] + ',\n "merged_from": [{"pid": 1,}]\n}', '"pid": 1,}',
+      "string or '}' expected near '}'")
+EOF
+    for name in in-event after-events; do
+        one_line "bad-input-where-$name" 2 \
+            "trlat: $tmp/where-$name.json: not valid JSON ($(cat "$tmp/where-$name.want"))" \
+            "$TRLAT" report "$tmp/where-$name.json"
+    done
+}
+
+# ---- large reports: memory ----
+
+# count_lines DEFAULT CMD...: counts CMD's "ok NAME (...)" and "FAIL NAME: why" lines.
+count_lines() {
+    local default=$1 line
+    shift
+    while IFS= read -r line; do
+        case $line in
+        "ok "*) line=${line#ok }; ok "${line%% *}" "$(sed -nE 's/^[^ ]+ \((.*)\)$/\1/p' <<<"$line")" ;;
+        "FAIL "*) line=${line#FAIL }; fail "${line%%:*}" "${line#*: }" ;;
+        *) fail "$default" "$line" ;;
+        esac
+    done < <("$@" 2>&1)
+}
+
+test_memory() {
+    if ! "$CC" -O2 -o "$tmp/peak_rss" "$here/peak_rss.c" 2>"$tmp/err"; then
+        skip memory "no C compiler ($CC) to build tests/cli/peak_rss.c"
+        return
+    fi
+    mkdir -p "$tmp/mem"
+    count_lines memory python3 "$here/check_memory.py" "$tmp/peak_rss" "$TRLAT" "$FIX/basic.json" "$tmp/mem"
+    rm -rf "$tmp/mem"
 }
 
 # ---- fuzzing ----
@@ -439,7 +499,7 @@ test_fuzz() {
     fi
     local srcs=() s
     for s in "$root"/report/cli_*.c; do [ "$(basename "$s")" = cli_main.c ] || srcs+=("$s"); done
-    if ! clang -std=c11 -D_GNU_SOURCE -I"$root" -g -O1 -fsanitize=fuzzer,address,undefined \
+    if ! clang -std=c11 -D_GNU_SOURCE -DCLI_TEXT_WINDOW=16 -I"$root" -g -O1 -fsanitize=fuzzer,address,undefined \
         -fno-sanitize-recover=undefined "$here/fuzz_load.c" "${srcs[@]}" -o "$tmp/fuzz_load" \
         $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm 2>"$tmp/err"; then
         if grep -qi 'fuzzer' "$tmp/err" && grep -qiE 'cannot find|no such file' "$tmp/err"; then
@@ -547,6 +607,7 @@ test_merge
 test_trace
 test_html
 test_bad_input
+test_memory
 test_run
 test_fuzz
 
