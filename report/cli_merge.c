@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: trlat merge FILE... -o OUT\n"
+    "usage: trlat merge FILE... -o OUT [--skip-bad]\n"
     "\n"
     "Combines reports of many processes (e.g. all ranks of a torchrun job) into one\n"
     "trlat-report/1 document that report, diff, trace and merge read again.\n"
@@ -24,7 +24,12 @@ static const char usage_text[] =
     "the Python hook's call counts and the GPU counters are summed (GPU devices:\n"
     "the most any input saw).\n"
     "\n"
-    "  -o, --output OUT  where to write the merged report ('-': standard output)\n";
+    "  -o, --output OUT  where to write the merged report ('-': standard output)\n"
+    "  --skip-bad        leave out a report that cannot be read (truncated, invalid),\n"
+    "                    saying which and why, instead of stopping; fails only when\n"
+    "                    none is left\n";
+
+enum { OPT_SKIP_BAD = 256 };
 
 struct input {
     const char *path;
@@ -71,13 +76,38 @@ static int write_events(FILE *f, void *ctx)
     return 0;
 }
 
-int cli_merge_main(int argc, char **argv)
+static const char *parse(int argc, char **argv, bool *skip_bad)
 {
-    const char *outpath = cli_parse_output_only("merge", usage_text, argc, argv);
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *outpath = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
+        if (c == OPT_SKIP_BAD)
+            *skip_bad = true;
+        else if (c == 'o')
+            outpath = optarg;
+        else
+            cli_bad_option("merge", c, argv);
+    }
     if (optind >= argc)
         cli_usage_fail("merge", "no report files given");
     if (!outpath)
         cli_usage_fail("merge", "no output given (-o OUT)");
+    return outpath;
+}
+
+int cli_merge_main(int argc, char **argv)
+{
+    bool skip_bad = false;
+    const char *outpath = parse(argc, argv, &skip_bad);
     size_t n = (size_t)(argc - optind), good = 0;
     struct input *in = cli_xcalloc(n, sizeof *in);
     struct cli_merger *m = cli_merger_new();
@@ -86,8 +116,10 @@ int cli_merge_main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         const char *path = argv[optind + (int)i];
         struct cli_report r;
-        if (cli_load_path(&r, path, 0, err, sizeof err) != 0)
-            cli_fail(path, "%s", err);
+        if (cli_load_path(&r, path, 0, err, sizeof err) != 0) {
+            cli_bad_report(path, err, skip_bad, n > 1);
+            continue;
+        }
         cli_merger_add(m, &r);
         in[good++] = (struct input){path, r.n_events > 0};
         if (strcmp(path, "-") == 0 && !stdin_report.json)
@@ -95,6 +127,8 @@ int cli_merge_main(int argc, char **argv)
         else
             cli_report_free(&r);
     }
+    if (good == 0)
+        cli_fail("merge", "no report left to merge (%zu skipped)", n);
     struct cli_report merged;
     int rc = cli_merger_finish(m, &merged, err, sizeof err);
     if (rc == 0) {

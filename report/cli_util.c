@@ -34,6 +34,17 @@ void cli_fail(const char *what, const char *fmt, ...)
     vfail("trlat: ", what, "", fmt, ap);
 }
 
+void cli_bad_report(const char *path, const char *why, bool skip, bool others)
+{
+    if (!skip)
+        cli_fail(path, "%s%s", why, others ? "; rerun with --skip-bad to leave it out" : "");
+    char msg[1024];
+    snprintf(msg, sizeof msg, "trlat: %s: %s; skipped", path, why);
+    cli_one_line(msg);
+    fflush(stdout);
+    fprintf(stderr, "%s\n", msg);
+}
+
 void cli_usage_fail(const char *cmd, const char *fmt, ...)
 {
     char suffix[64];

@@ -18,6 +18,11 @@
 /* "trlat: WHAT: message" on one line (control characters replaced), exit 2. */
 _Noreturn void cli_fail(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A report that could not be read (why: the loader's message). With skip,
+ * "trlat: PATH: why; skipped" on stderr; else fails with that message and,
+ * when other reports could go on without it, the hint of --skip-bad. */
+void cli_bad_report(const char *path, const char *why, bool skip, bool others);
+
 /* "trlat CMD: message (see trlat CMD --help)" on one line, exit 2. */
 _Noreturn void cli_usage_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -465,6 +465,61 @@ EOF
     done
 }
 
+# ---- unreadable reports: --skip-bad ----
+
+test_skip_bad() {
+    local r0=$FIX/rank0.json r2=$FIX/rank2.json cut=$tmp/cut-events.json cutk=$tmp/cut-kernels.json size sizek
+    # rank1.json cut short inside its events, and inside its kernels
+    python3 - "$FIX/rank1.json" "$tmp/cut" <<'EOF'
+import sys
+text = open(sys.argv[1], "rb").read()
+for part in ("kernels", "events"):
+    open("%s-%s.json" % (sys.argv[2], part), "wb").write(text[:text.index(b'"%s"' % part.encode()) + 200])
+EOF
+    size=$(wc -c <"$cut")
+    sizek=$(wc -c <"$cutk")
+    local why="truncated at byte $size (not valid JSON)"
+    "$TRLAT" merge "$r0" "$r2" -o "$tmp/m02.json"
+    one_line merge-skip-bad-says-which-and-why 0 "trlat: $cut: $why; skipped" \
+        "$TRLAT" merge "$r0" "$cut" "$r2" --skip-bad -o "$tmp/skipped.json"
+    if cmp -s "$tmp/skipped.json" "$tmp/m02.json"; then ok merge-skip-bad-merges-the-rest; else
+        fail merge-skip-bad-merges-the-rest "output differs from the merge of the other two"
+    fi
+    one_line merge-bad-suggests-skip-bad 2 "trlat: $cut: $why; rerun with --skip-bad to leave it out" \
+        "$TRLAT" merge "$r0" "$cut" "$r2" -o "$tmp/never.json"
+    one_line merge-truncated-in-kernels 2 "trlat: $cutk: truncated at byte $sizek (not valid JSON)" \
+        "$TRLAT" merge "$cutk" -o "$tmp/never.json"
+    python3 "$here/make_bad.py" "$FIX/basic.json" "$tmp/bad" >/dev/null
+    one_line merge-skip-bad-nothing-left 2 "trlat: $cutk: truncated at byte $sizek (not valid JSON); skipped
+trlat: $tmp/bad/other-schema.json: schema \"trlat-report/2\" is not supported (expected trlat-report/1); skipped
+trlat: merge: no report left to merge (2 skipped)" \
+        "$TRLAT" merge "$cutk" "$tmp/bad/other-schema.json" --skip-bad -o "$tmp/never.json"
+    if [ -e "$tmp/never.json" ]; then fail merge-bad-writes-nothing "output written"; else
+        ok merge-bad-writes-nothing
+    fi
+
+    # trlat report: several files are shown merged; --skip-bad as in merge
+    "$TRLAT" report "$tmp/m02.json" --format csv >"$tmp/m02.csv"
+    run_cmd "$tmp/out" "$tmp/err" "$TRLAT" report "$r0" "$r2" --format csv
+    if [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/m02.csv"; then ok report-several-files-merged; else
+        fail report-several-files-merged "exit $rc; not the csv of their merge"
+    fi
+    run_cmd "$tmp/out" "$tmp/err" "$TRLAT" report "$r0" "$r2"
+    if [ "$(head -n 1 "$tmp/out")" = "trlat report: $r0, $r2" ]; then ok report-several-files-header; else
+        fail report-several-files-header "$(head -n 1 "$tmp/out")"
+    fi
+    one_line report-skip-bad-says-which-and-why 0 "trlat: $cut: $why; skipped" \
+        "$TRLAT" report "$r0" "$cut" "$r2" --skip-bad --format csv
+    if cmp -s "$tmp/out" "$tmp/m02.csv"; then ok report-skip-bad-shows-the-rest; else
+        fail report-skip-bad-shows-the-rest "not the csv of the merge of the other two"
+    fi
+    one_line report-bad-suggests-skip-bad 2 "trlat: $cut: $why; rerun with --skip-bad to leave it out" \
+        "$TRLAT" report "$r0" "$cut"
+    one_line report-truncated 2 "trlat: $cut: $why" "$TRLAT" report "$cut"
+    one_line report-skip-bad-nothing-left 2 "trlat: $cut: $why; skipped
+trlat: report: no report left to show (1 skipped)" "$TRLAT" report "$cut" --skip-bad
+}
+
 # ---- large reports: memory ----
 
 # count_lines DEFAULT CMD...: counts CMD's "ok NAME (...)" and "FAIL NAME: why" lines.
@@ -607,6 +662,7 @@ test_merge
 test_trace
 test_html
 test_bad_input
+test_skip_bad
 test_memory
 test_run
 test_fuzz
