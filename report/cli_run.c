@@ -1,13 +1,13 @@
 /* trlat run [OPTIONS] -- CMD ARGS...: runs CMD with libtrlat.so preloaded
  * and the TRLAT_* variables set, returns CMD's exit status and says where
- * the report went. */
+ * the reports went (report/cli_run_reports.c). */
 #include "interpose/config.h"
 #include "report/cli.h"
+#include "report/cli_run.h"
 #include "report/cli_util.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <glob.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,7 +19,6 @@
 
 #define LIB_NAME "libtrlat.so"
 #define DEFAULT_OUTPUT "trlat-%p.json"
-#define REPORTS_LISTED 4
 
 static const char usage_text[] =
     "usage: trlat run [--fastpath[=verify]] [--cupti=on|off|auto] [--stacks] [--trace=N]\n"
@@ -27,7 +26,9 @@ static const char usage_text[] =
     "\n"
     "Runs CMD with libtrlat.so preloaded (found next to trlat, or in ../lib when\n"
     "installed; existing LD_PRELOAD entries are kept), exits with CMD's status\n"
-    "(128+N when a signal N killed it) and says which report file appeared.\n"
+    "(128+N when a signal N killed it) and says which reports it wrote (the library\n"
+    "lists them in TRLAT_REPORT_LIST, a file in a private temporary directory;\n"
+    "without a list, the files matching the output pattern that appeared).\n"
     "\n"
     "  --fastpath[=on|verify]  memoize Triton launches (TRLAT_FASTPATH=1 or verify)\n"
     "  --cupti=on|off|auto     GPU timing through CUPTI (TRLAT_CUPTI; default auto)\n"
@@ -106,87 +107,6 @@ static void apply(const struct options *o)
     char *lib = find_library();
     set_preload(lib);
     free(lib);
-}
-
-/* ---- reports that appeared ---- */
-
-/* The output pattern as a glob: %p, %r, %h (any %x) match anything. */
-static char *pattern_glob(const char *pattern)
-{
-    char *g = cli_xmalloc(2 * strlen(pattern) + 2), *p = g;
-    for (const char *s = pattern; *s; s++) {
-        if (*s == '%' && s[1]) {
-            s++;
-            if (*s == '%')
-                *p++ = '%';
-            else if (p == g || p[-1] != '*')
-                *p++ = '*';
-            continue;
-        }
-        if (strchr("*?[\\", *s))
-            *p++ = '\\';
-        *p++ = *s;
-    }
-    *p = 0;
-    return g;
-}
-
-struct snapshot {
-    glob_t g;
-    struct timespec *mtime;
-};
-
-static void take(struct snapshot *s, const char *glob_pattern)
-{
-    memset(s, 0, sizeof *s);
-    if (glob(glob_pattern, 0, NULL, &s->g) != 0)
-        s->g.gl_pathc = 0;
-    s->mtime = cli_xcalloc(s->g.gl_pathc, sizeof *s->mtime);
-    for (size_t i = 0; i < s->g.gl_pathc; i++) {
-        struct stat st;
-        if (stat(s->g.gl_pathv[i], &st) == 0)
-            s->mtime[i] = st.st_mtim;
-    }
-}
-
-static void drop(struct snapshot *s)
-{
-    if (s->g.gl_pathv)
-        globfree(&s->g);
-    free(s->mtime);
-}
-
-/* New since before: absent then, or written since. */
-static bool is_new(const struct snapshot *before, const struct snapshot *after, size_t i)
-{
-    for (size_t j = 0; j < before->g.gl_pathc; j++)
-        if (strcmp(before->g.gl_pathv[j], after->g.gl_pathv[i]) == 0)
-            return before->mtime[j].tv_sec != after->mtime[i].tv_sec ||
-                   before->mtime[j].tv_nsec != after->mtime[i].tv_nsec;
-    return true;
-}
-
-static void tell_reports(const char *pattern, const struct snapshot *before, const char *glob_pattern)
-{
-    struct snapshot after;
-    take(&after, glob_pattern);
-    size_t n = 0, first = 0;
-    for (size_t i = 0; i < after.g.gl_pathc; i++)
-        if (is_new(before, &after, i) && n++ == 0)
-            first = i;
-    if (n == 0)
-        fprintf(stderr, "trlat run: no report matching %s appeared\n", pattern);
-    else if (n == 1)
-        fprintf(stderr, "trlat run: report written to %s\n", after.g.gl_pathv[first]);
-    else {
-        fprintf(stderr, "trlat run: %zu reports matching %s written:", n, pattern);
-        size_t listed = 0;
-        for (size_t i = first; i < after.g.gl_pathc && listed < REPORTS_LISTED; i++)
-            if (is_new(before, &after, i))
-                fprintf(stderr, "%s %s", listed++ ? "," : "", after.g.gl_pathv[i]);
-        fprintf(stderr, "%s (combine them with trlat merge)\n", n > listed ? ", ..." : "");
-    }
-    drop(&after);
 }
 
 /* ---- running ---- */
@@ -282,12 +202,8 @@ int cli_run_main(int argc, char **argv)
     const char *pattern = getenv("TRLAT_OUTPUT");
     if (!pattern || !*pattern)
         pattern = DEFAULT_OUTPUT;
-    char *glob_pattern = pattern_glob(pattern);
-    struct snapshot before;
-    take(&before, glob_pattern);
+    struct cli_run_reports *w = cli_run_reports_begin(pattern);
     int status = run_child(o.cmd);
-    tell_reports(pattern, &before, glob_pattern);
-    drop(&before);
-    free(glob_pattern);
+    cli_run_reports_end(w);
     return status;
 }

@@ -644,12 +644,49 @@ test_run() {
     if grep -q "^trlat run: no report matching trlat-%p.json appeared$" "$tmp/err"; then ok run-says-no-report; else
         fail run-says-no-report "$(head -c 200 "$tmp/err")"
     fi
+    test_run_report_list "$bt/trlat"
 
     if [ -f "$BUILD/libtrlat.so" ]; then
         mkdir -p "$tmp/real"
         expect_rc run-real-library-exit-status 3 sh -c "cd '$tmp/real' && TRLAT_SUMMARY=0 '$TRLAT' run -- sh -c 'exit 3'"
     else
         skip run-real-library-exit-status "$BUILD/libtrlat.so not built"
+    fi
+}
+
+# Reports found through TRLAT_REPORT_LIST, wherever they went. The command
+# stands in for libtrlat.so's side: it writes DIR/NAME... (a fixture's copy)
+# and lists each report's absolute path.
+test_run_report_list() {
+    local trlat=$1 writes=$tmp/writes-reports.sh out
+    cat >"$writes" <<EOF
+dir=\$1
+shift
+mkdir -p "\$dir" && cd "\$dir" || exit 1
+for name; do cp '$FIX/basic.json' "\$name" && echo "\$PWD/\$name" >>"\$TRLAT_REPORT_LIST"; done
+EOF
+    mkdir -p "$tmp/list" "$tmp/fallback"
+    one_line run-list-numbered-name 0 "trlat run: report written to rep.1.json" \
+        sh -c "cd '$tmp/list' && '$trlat' run -o rep.json -- sh '$writes' . rep.1.json"
+    one_line run-list-tmp-fallback 0 "trlat run: report written to $(cd "$tmp/fallback" && pwd)/trlat-77.json" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh '$writes' '$tmp/fallback' trlat-77.json"
+    one_line run-list-after-chdir 0 "trlat run: report written to sub/trlat-78.json" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh '$writes' sub trlat-78.json"
+    one_line run-list-several-once-each 0 \
+        "trlat run: 2 reports written: a.json, b.json (combine them with trlat merge)" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh -c 'sh $writes . a.json b.json; sh $writes . a.json;
+            echo /nonexistent/c.json >>\"\$TRLAT_REPORT_LIST\"'"
+    one_line run-list-all-gone 0 \
+        "trlat run: no report appeared (1 listed in TRLAT_REPORT_LIST, none there now: /nonexistent/c.json)" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh -c 'echo /nonexistent/c.json >>\"\$TRLAT_REPORT_LIST\"'"
+    out=$(cd "$tmp/list" && "$trlat" run -- sh -c 'echo "$TRLAT_REPORT_LIST"; stat -c %a "${TRLAT_REPORT_LIST%/*}"' \
+        2>/dev/null)
+    local list=${out%%$'\n'*} mode=${out#*$'\n'}
+    if [ "${list##*/}" = reports ] && [ "$mode" = 700 ] && [ ! -e "${list%/*}" ]; then
+        ok run-list-private-dir-removed
+    else
+        fail run-list-private-dir-removed \
+            "TRLAT_REPORT_LIST '$list', mode '$mode'$([ -e "${list%/*}" ] && echo ', left behind')"
     fi
 }
 
