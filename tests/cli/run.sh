@@ -39,10 +39,11 @@ if [ ! -x "$TRLAT" ]; then
 fi
 
 # run_cmd OUT ERR CMD...: runs CMD with stdout and stderr in files; sets rc.
+# (The braces keep bash's "Killed" notice for a CMD a signal ended quiet.)
 run_cmd() {
     local out=$1 err=$2
     shift 2
-    "$@" >"$out" 2>"$err"
+    { "$@" >"$out" 2>"$err"; } 2>/dev/null
     rc=$?
 }
 
@@ -600,6 +601,19 @@ test_run() {
     expect_rc run-exit-status 7 "$bt/trlat" run -- sh -c 'exit 7'
     expect_rc run-exit-zero 0 "$bt/trlat" run -- true
     expect_rc run-killed-by-signal 143 "$bt/trlat" run -- sh -c 'kill -TERM $$'
+    expect_rc run-exit-three 3 "$bt/trlat" run -- sh -c 'exit 3'
+    one_line run-says-killed-by-sigkill 137 "trlat run: sh was killed by signal 9 (Killed)
+trlat run: no report matching trlat-%p.json appeared" \
+        sh -c "cd '$tmp/work' && exec '$bt/trlat' run -- sh -c 'kill -KILL \$\$'"
+    run_cmd "$tmp/out" "$tmp/err" \
+        sh -c "cd '$tmp/work' && ulimit -c 0 && exec '$bt/trlat' run -- sh -c 'kill -SEGV \$\$'"
+    local segv="trlat run: sh was killed by signal 11 (Segmentation fault)"
+    if [ "$rc" = 139 ] && [ "$(head -n 1 "$tmp/err")" = "$segv" ]; then
+        ok run-says-killed-by-sigsegv
+    else
+        fail run-says-killed-by-sigsegv "exit $rc: $(head -c 200 "$tmp/err")"
+    fi
+    count_lines run-signals python3 "$here/check_run_signals.py" "$bt/trlat" "$tmp/work"
     expect_rc run-command-not-found 127 "$bt/trlat" run -- "$tmp/no-such-command"
     expect_rc run-without-dashes 5 "$bt/trlat" run sh -c 'exit 5'
 
