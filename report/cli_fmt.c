@@ -210,7 +210,7 @@ static int dump_array(FILE *f, const json_t *a)
     return 0;
 }
 
-int cli_json_dump(FILE *f, const void *json)
+int cli_json_dump_with(FILE *f, const void *json, const char *streamed, int (*write)(FILE *, void *), void *ctx)
 {
     const json_t *root = json;
     if (!json_is_object(root))
@@ -223,10 +223,29 @@ int cli_json_dump(FILE *f, const void *json)
         fputs("  ", f);
         cli_json_str(f, key);
         fputs(": ", f);
-        if ((json_is_array(v) ? dump_array(f, v) : dump_compact(f, v)) != 0)
+        int rc = streamed && strcmp(key, streamed) == 0 ? write(f, ctx)
+                 : json_is_array(v)                   ? dump_array(f, v)
+                                                      : dump_compact(f, v);
+        if (rc != 0)
             return -1;
         fputs(++i < n ? ",\n" : "\n", f);
     }
     fputs("}\n", f);
     return ferror(f) ? -1 : 0;
+}
+
+int cli_json_dump(FILE *f, const void *json)
+{
+    return cli_json_dump_with(f, json, NULL, NULL, NULL);
+}
+
+int cli_json_item(FILE *f, const void *item, size_t *n)
+{
+    fputs((*n)++ ? ",\n    " : "[\n    ", f);
+    return dump_compact(f, item);
+}
+
+void cli_json_items_end(FILE *f, size_t n)
+{
+    fputs(n ? "\n  ]" : "[]", f);
 }

@@ -55,5 +55,12 @@ void cli_json_us(FILE *f, uint64_t ns);
  * objects one element a line, everything deeper compact. Returns -1 on a
  * write error. */
 int cli_json_dump(FILE *f, const void *json);
+/* The same, but the member named streamed is written by write(f, ctx)
+ * (its value in json is not used): an array too large to hold, written
+ * an item at a time with cli_json_item (*n counts the items written) and
+ * closed with cli_json_items_end, as cli_json_dump lays one out. */
+int cli_json_dump_with(FILE *f, const void *json, const char *streamed, int (*write)(FILE *, void *), void *ctx);
+int cli_json_item(FILE *f, const void *item, size_t *n);
+void cli_json_items_end(FILE *f, size_t n);
 
 #endif

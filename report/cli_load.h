@@ -8,6 +8,8 @@
 #define TRLAT_CLI_LOAD_H
 
 #include "interpose/hist.h"
+#include "report/cli_scan.h"
+#include "report/cli_text.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -132,7 +134,10 @@ struct cli_origin {
 
 struct cli_report {
     const char *path;
-    void *json; /* the parsed document (json_t); owns every string below */
+    void *json; /* the parsed document but its events (json_t); owns every string below */
+    struct cli_text text;     /* the report's bytes, where its events are read from */
+    struct cli_layout layout; /* where the events array lies in them */
+    const void *events_json;  /* the events array when it is in json instead */
     const char *trlat_version, *host, *argv0;
     uint64_t pid;
     struct cli_u64 rank, local_rank, world_size, wall_ns;
@@ -152,20 +157,45 @@ struct cli_report {
     struct cli_gpu gpu;
     struct cli_kernel *kernels;
     size_t n_kernels;
-    struct cli_event *events;
-    size_t n_events;
+    size_t n_events; /* of kinds this version knows; 0 when loaded with CLI_LOAD_EVENTS_LATER */
     struct cli_origin *merged_from; /* NULL unless written by `trlat merge` */
     size_t n_merged;
 };
 
-/* Parses and checks buf. 0 on success; -1 with a one-line message in err
- * (no file name; e.g. "kernels[2].launches: expected ...") and *r zeroed. */
+/* Loading leaves the events where they are and reads them once, to check
+ * and count them; with CLI_LOAD_EVENTS_LATER not at all (the caller reads
+ * them all with cli_events before using the report, and so checks them). */
+enum { CLI_LOAD_EVENTS_LATER = 1 };
+
+/* Parses and checks the text *t, which the report takes over. 0 on success;
+ * -1 with a one-line message in err (no file name; e.g.
+ * "kernels[2].launches: expected ...") and *r zeroed. */
+int cli_load_text(struct cli_report *r, const char *path, struct cli_text *t, int flags, char *err, size_t errlen);
+/* The same for len bytes at buf (kept: buf must outlive r). */
 int cli_load_buffer(struct cli_report *r, const char *path, const char *buf, size_t len, char *err,
                     size_t errlen);
+/* The same for the file path ("-": standard input). */
+int cli_load_path(struct cli_report *r, const char *path, int flags, char *err, size_t errlen);
 
-/* Reads path ("-": standard input); on any problem prints
- * "trlat: PATH: problem" and exits 2. */
+/* cli_load_path, but on any problem prints "trlat: PATH: problem" and
+ * exits 2. */
 void cli_load(struct cli_report *r, const char *path);
+
+/* A report's events, read one at a time from its text. */
+struct cli_events {
+    const struct cli_report *r;
+    struct cli_rd rd;
+    size_t index; /* of the next element */
+    int state;
+    void *doc; /* the current event's json_t: owns its strings */
+};
+
+void cli_events_open(struct cli_events *it, const struct cli_report *r);
+/* The next event of a kind this version knows into *e (its strings valid
+ * until the next call): 1; 0 after the last; -1 with a one-line message in
+ * err, e.g. "events[7].start_ns: expected ...". */
+int cli_events_next(struct cli_events *it, struct cli_event *e, char *err, size_t errlen);
+void cli_events_close(struct cli_events *it);
 
 void cli_report_free(struct cli_report *r);
 

@@ -15,15 +15,18 @@ enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_HTML };
 static const char *const format_names[] = {"text", "csv", "json", "html", NULL};
 
 static const char usage_text[] =
-    "usage: trlat report FILE [--top N] [--sort KEY] [--format FORMAT] [-o OUT]\n"
+    "usage: trlat report FILE... [--top N] [--sort KEY] [--format FORMAT] [-o OUT] [--skip-bad]\n"
     "\n"
-    "Shows one report (FILE '-' reads standard input).\n"
+    "Shows one report (FILE '-' reads standard input); several are shown merged, as\n"
+    "'trlat merge' combines them.\n"
     "\n"
     "  --top N        kernels to show (0: all; default 20 for text and html, all otherwise)\n"
     "  --sort KEY     order of kernels: host (total host time, the default), launches,\n"
     "                 py (py->drv), driver, gpu or starved\n"
     "  --format F     text (default), csv, json or html (one self-contained page)\n"
     "  -o, --output OUT  write to OUT instead of standard output\n"
+    "  --skip-bad     leave out a report that cannot be read (truncated, invalid), saying\n"
+    "                 which and why, instead of stopping; fails only when none is left\n"
     "\n"
     "Times are per launch (medians: p50) unless the column says total; percentiles\n"
     "are computed from the report's histograms; means are in csv and json. An errors\n"
@@ -296,12 +299,16 @@ void cli_render_json(FILE *f, const struct cli_view *v)
 /* ---- command ---- */
 
 struct options {
-    const char *file, *out;
+    char **files;
+    size_t n_files;
+    const char *out;
     size_t top;
-    bool top_set;
+    bool top_set, skip_bad;
     enum cli_sort sort;
     enum format format;
 };
+
+enum { OPT_SKIP_BAD = 256 };
 
 static void parse(int argc, char **argv, struct options *o)
 {
@@ -309,6 +316,7 @@ static void parse(int argc, char **argv, struct options *o)
                                              {"sort", required_argument, NULL, 's'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"output", required_argument, NULL, 'o'},
+                                             {"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     int c;
@@ -328,6 +336,9 @@ static void parse(int argc, char **argv, struct options *o)
         case 'o':
             o->out = optarg;
             break;
+        case OPT_SKIP_BAD:
+            o->skip_bad = true;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -335,11 +346,67 @@ static void parse(int argc, char **argv, struct options *o)
             cli_bad_option("report", c, argv);
         }
     }
-    if (optind != argc - 1)
-        cli_usage_fail("report", optind >= argc ? "no report file given" : "expects one report file");
-    o->file = argv[optind];
+    if (optind >= argc)
+        cli_usage_fail("report", "no report file given");
+    o->files = argv + optind;
+    o->n_files = (size_t)(argc - optind);
     if (!o->top_set && (o->format == FMT_TEXT || o->format == FMT_HTML))
         o->top = DEFAULT_TOP;
+}
+
+/* What the header names for several files: the first few. */
+static char *label(char *const *names, size_t n)
+{
+    size_t len = 64;
+    for (size_t i = 0; i < n && i < 3; i++)
+        len += strlen(names[i]) + 2;
+    char *s = cli_xmalloc(len);
+    size_t at = 0;
+    for (size_t i = 0; i < n && i < 3; i++)
+        at += (size_t)snprintf(s + at, len - at, "%s%s", i ? ", " : "", names[i]);
+    if (n > 3)
+        snprintf(s + at, len - at, " and %zu more", n - 3);
+    return s;
+}
+
+/* The files' reports, merged when more than one could be read: *m then
+ * holds the strings of *r. Returns the label to free, or NULL. */
+static char *load_all(const struct options *o, struct cli_report *r, struct cli_merger **m)
+{
+    char **good = cli_xcalloc(o->n_files, sizeof *good), err[512];
+    size_t n = 0;
+    struct cli_report one;
+    for (size_t i = 0; i < o->n_files; i++) {
+        if (cli_load_path(&one, o->files[i], 0, err, sizeof err) != 0) {
+            cli_bad_report(o->files[i], err, o->skip_bad, o->n_files > 1);
+            continue;
+        }
+        good[n++] = o->files[i];
+        if (n == 1) {
+            *r = one; /* one readable report is shown as it is */
+            continue;
+        }
+        if (n == 2) {
+            *m = cli_merger_new();
+            cli_merger_add(*m, r);
+            cli_report_free(r);
+        }
+        cli_merger_add(*m, &one);
+        cli_report_free(&one);
+    }
+    if (n == 0)
+        cli_fail("report", "no report left to show (%zu skipped)", o->n_files);
+    char *name = NULL;
+    if (n > 1) {
+        if (cli_merger_finish(*m, r, err, sizeof err) != 0) {
+            fprintf(stderr, "trlat: %s\n", err);
+            exit(CLI_EXIT_BAD_INPUT);
+        }
+        name = label(good, n);
+        r->path = name;
+    }
+    free(good);
+    return name;
 }
 
 int cli_report_main(int argc, char **argv)
@@ -347,7 +414,8 @@ int cli_report_main(int argc, char **argv)
     struct options o = {0};
     parse(argc, argv, &o);
     struct cli_report r;
-    cli_load(&r, o.file);
+    struct cli_merger *m = NULL;
+    char *name = load_all(&o, &r, &m);
     struct cli_view v;
     cli_view_init(&v, &r, o.sort, o.top);
     FILE *f = cli_open_out(o.out);
@@ -357,5 +425,7 @@ int cli_report_main(int argc, char **argv)
     cli_close_out(f, o.out);
     cli_view_free(&v);
     cli_report_free(&r);
+    cli_merger_free(m);
+    free(name);
     return 0;
 }

@@ -1,33 +1,39 @@
 /* trlat run [OPTIONS] -- CMD ARGS...: runs CMD with libtrlat.so preloaded
- * and the TRLAT_* variables set, returns CMD's exit status and says where
- * the report went. */
+ * and the TRLAT_* variables set, passes SIGINT, SIGTERM and SIGHUP on to
+ * it, says where the report went (report/cli_run_reports.c) and ends as
+ * CMD ended: its exit status, or killed by the same signal. */
 #include "interpose/config.h"
 #include "report/cli.h"
+#include "report/cli_run.h"
 #include "report/cli_util.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <glob.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define LIB_NAME "libtrlat.so"
 #define DEFAULT_OUTPUT "trlat-%p.json"
-#define REPORTS_LISTED 4
 
 static const char usage_text[] =
     "usage: trlat run [--fastpath[=verify]] [--cupti=on|off|auto] [--stacks] [--trace=N]\n"
     "                 [--timing=all|sampled|none|auto] [-o PATTERN] -- CMD ARGS...\n"
     "\n"
     "Runs CMD with libtrlat.so preloaded (found next to trlat, or in ../lib when\n"
-    "installed; existing LD_PRELOAD entries are kept), exits with CMD's status\n"
-    "(128+N when a signal N killed it) and says which report file appeared.\n"
+    "installed; existing LD_PRELOAD entries are kept), passes SIGINT, SIGTERM and\n"
+    "SIGHUP on to it and says which reports it wrote (the library lists them in\n"
+    "TRLAT_REPORT_LIST, a file in a private temporary directory; without a list,\n"
+    "the files matching the output pattern that appeared). Exits with CMD's status;\n"
+    "when a signal killed CMD, says so and ends by the same signal (a shell shows\n"
+    "128+N).\n"
     "\n"
     "  --fastpath[=on|verify]  memoize Triton launches (TRLAT_FASTPATH=1 or verify)\n"
     "  --cupti=on|off|auto     GPU timing through CUPTI (TRLAT_CUPTI; default auto)\n"
@@ -108,117 +114,90 @@ static void apply(const struct options *o)
     free(lib);
 }
 
-/* ---- reports that appeared ---- */
-
-/* The output pattern as a glob: %p, %r, %h (any %x) match anything. */
-static char *pattern_glob(const char *pattern)
-{
-    char *g = cli_xmalloc(2 * strlen(pattern) + 2), *p = g;
-    for (const char *s = pattern; *s; s++) {
-        if (*s == '%' && s[1]) {
-            s++;
-            if (*s == '%')
-                *p++ = '%';
-            else if (p == g || p[-1] != '*')
-                *p++ = '*';
-            continue;
-        }
-        if (strchr("*?[\\", *s))
-            *p++ = '\\';
-        *p++ = *s;
-    }
-    *p = 0;
-    return g;
-}
-
-struct snapshot {
-    glob_t g;
-    struct timespec *mtime;
-};
-
-static void take(struct snapshot *s, const char *glob_pattern)
-{
-    memset(s, 0, sizeof *s);
-    if (glob(glob_pattern, 0, NULL, &s->g) != 0)
-        s->g.gl_pathc = 0;
-    s->mtime = cli_xcalloc(s->g.gl_pathc, sizeof *s->mtime);
-    for (size_t i = 0; i < s->g.gl_pathc; i++) {
-        struct stat st;
-        if (stat(s->g.gl_pathv[i], &st) == 0)
-            s->mtime[i] = st.st_mtim;
-    }
-}
-
-static void drop(struct snapshot *s)
-{
-    if (s->g.gl_pathv)
-        globfree(&s->g);
-    free(s->mtime);
-}
-
-/* New since before: absent then, or written since. */
-static bool is_new(const struct snapshot *before, const struct snapshot *after, size_t i)
-{
-    for (size_t j = 0; j < before->g.gl_pathc; j++)
-        if (strcmp(before->g.gl_pathv[j], after->g.gl_pathv[i]) == 0)
-            return before->mtime[j].tv_sec != after->mtime[i].tv_sec ||
-                   before->mtime[j].tv_nsec != after->mtime[i].tv_nsec;
-    return true;
-}
-
-static void tell_reports(const char *pattern, const struct snapshot *before, const char *glob_pattern)
-{
-    struct snapshot after;
-    take(&after, glob_pattern);
-    size_t n = 0, first = 0;
-    for (size_t i = 0; i < after.g.gl_pathc; i++)
-        if (is_new(before, &after, i) && n++ == 0)
-            first = i;
-    if (n == 0)
-        fprintf(stderr, "trlat run: no report matching %s appeared\n", pattern);
-    else if (n == 1)
-        fprintf(stderr, "trlat run: report written to %s\n", after.g.gl_pathv[first]);
-    else {
-        fprintf(stderr, "trlat run: %zu reports matching %s written:", n, pattern);
-        size_t listed = 0;
-        for (size_t i = first; i < after.g.gl_pathc && listed < REPORTS_LISTED; i++)
-            if (is_new(before, &after, i))
-                fprintf(stderr, "%s %s", listed++ ? "," : "", after.g.gl_pathv[i]);
-        fprintf(stderr, "%s (combine them with trlat merge)\n", n > listed ? ", ..." : "");
-    }
-    drop(&after);
-}
-
 /* ---- running ---- */
 
-static _Noreturn void exec_child(char **cmd)
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_FORWARDED (sizeof forwarded / sizeof forwarded[0])
+
+static volatile sig_atomic_t child_pid;
+
+/* A signal sent to trlat run goes on to the command. One the kernel sent
+ * (a terminal's ^C or hangup, to its whole foreground process group) has
+ * reached the command already: sent again it would arrive twice. */
+static void forward(int sig, siginfo_t *si, void *ctx)
 {
+    (void)ctx;
+    if (si->si_code != SI_KERNEL && child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
+static _Noreturn void exec_child(char **cmd, pid_t parent)
+{
+    /* Should trlat run itself be killed (SIGKILL), the command is told. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        _exit(128 + SIGTERM);
     execvp(cmd[0], cmd);
     int err = errno;
     fprintf(stderr, "trlat run: %s: %s\n", cmd[0], strerror(err));
     _exit(err == ENOENT ? 127 : 126);
 }
 
-/* The child's status as a shell reports it. */
+/* Runs cmd and waits for it; its wait status. */
 static int run_child(char **cmd)
 {
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        sigaddset(&block, forwarded[i]);
+    /* Blocked until the handlers are in: one sent meanwhile waits, then goes on. */
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0)
         cli_fail("run", "cannot start %s: %s", cmd[0], strerror(errno));
-    if (pid == 0)
-        exec_child(cmd);
-    /* Like a shell waiting for a foreground job: ^C and ^\ are for the child. */
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
-    sigaction(SIGINT, &ign, &old_int);
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        exec_child(cmd, parent);
+    }
+    child_pid = pid;
+    struct sigaction fwd = {.sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART};
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old[N_FORWARDED], old_quit;
+    sigemptyset(&fwd.sa_mask);
+    for (size_t i = 0; i < N_FORWARDED; i++) {
+        sigaction(forwarded[i], NULL, &old[i]);
+        if (old[i].sa_handler != SIG_IGN) /* ignored when trlat started (nohup): the command ignores it too */
+            sigaction(forwarded[i], &fwd, NULL);
+    }
+    /* Like a shell waiting for a foreground job: ^\ is for the child. */
     sigaction(SIGQUIT, &ign, &old_quit);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             cli_fail("run", "waiting for %s: %s", cmd[0], strerror(errno));
-    sigaction(SIGINT, &old_int, NULL);
+    child_pid = 0;
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        sigaction(forwarded[i], &old[i], NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    return status;
+}
+
+/* Ends trlat run by sig, as the command ended; 128+sig when that signal
+ * cannot end it. */
+static _Noreturn void die_by(int sig)
+{
+    /* No core file of trlat's beside (or over) the command's. */
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    fflush(NULL);
+    raise(sig);
+    _exit(128 + sig);
 }
 
 static void parse(int argc, char **argv, struct options *o)
@@ -282,12 +261,13 @@ int cli_run_main(int argc, char **argv)
     const char *pattern = getenv("TRLAT_OUTPUT");
     if (!pattern || !*pattern)
         pattern = DEFAULT_OUTPUT;
-    char *glob_pattern = pattern_glob(pattern);
-    struct snapshot before;
-    take(&before, glob_pattern);
+    struct cli_run_reports *w = cli_run_reports_begin(pattern);
     int status = run_child(o.cmd);
-    tell_reports(pattern, &before, glob_pattern);
-    drop(&before);
-    free(glob_pattern);
-    return status;
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "trlat run: %s was killed by signal %d (%s)%s\n", o.cmd[0], WTERMSIG(status),
+                strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
+    cli_run_reports_end(w);
+    if (WIFSIGNALED(status))
+        die_by(WTERMSIG(status));
+    return WEXITSTATUS(status);
 }

@@ -1,6 +1,6 @@
 /* A report struct back to a trlat-report/1 document (what `trlat merge`
  * writes), fields in docs/REPORT.md's order, percentiles recomputed from
- * the histograms. */
+ * the histograms; events one at a time. */
 #include "report/cli.h"
 
 #include <jansson.h>
@@ -80,7 +80,7 @@ static json_t *j_dims(const uint64_t d[3])
     return json_pack("[o,o,o]", j_int(d[0]), j_int(d[1]), j_int(d[2]));
 }
 
-static json_t *j_event(const struct cli_event *e)
+void *cli_event_to_json(const struct cli_event *e)
 {
     static const char *const kinds[] = {"launch", "gpu", "starved"};
     json_t *ev = json_pack("{s:s}", "kind", kinds[e->kind]);
@@ -174,13 +174,11 @@ void *cli_report_to_json(const struct cli_report *r)
                             "totals", j_totals(r));
     json_object_set_new(doc, "python", j_python(&r->python));
     json_object_set_new(doc, "gpu", j_gpu(&r->gpu));
-    json_t *kernels = json_array(), *events = json_array();
+    json_t *kernels = json_array();
     for (size_t i = 0; i < r->n_kernels; i++)
         json_array_append_new(kernels, j_kernel(&r->kernels[i]));
-    for (size_t i = 0; i < r->n_events; i++)
-        json_array_append_new(events, j_event(&r->events[i]));
     json_object_set_new(doc, "kernels", kernels);
-    json_object_set_new(doc, "events", events);
+    json_object_set_new(doc, "events", json_array());
     if (r->n_merged) {
         json_t *from = json_array();
         for (size_t i = 0; i < r->n_merged; i++)

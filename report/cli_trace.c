@@ -3,7 +3,8 @@
  * process and thread; GPU kernels and starved intervals go to one process
  * per (process, GPU) with a thread per stream (device-wide starved
  * intervals: one thread per GPU); flow arrows join a launch to its kernel by
- * correlation id. */
+ * correlation id. The events are read twice, one at a time: once for the
+ * tracks and the launches the arrows need, once to write them. */
 #include "report/cli.h"
 #include "report/cli_fmt.h"
 #include "report/cli_util.h"
@@ -43,20 +44,23 @@ struct track {
     uint64_t gpid, tid;
 };
 
+/* A launch an arrow starts from. */
 struct launch_ref {
-    uint64_t pid, corr;
-    const struct cli_event *e;
+    uint64_t pid, corr, tid, start, end;
 };
 
-struct tr {
+struct cli_trace {
+    const struct cli_report *r;
     FILE *f;
     bool first;
+    struct cli_origin *origins;
     struct proc *procs;
     size_t n_procs;
     struct track *tracks;
-    size_t n_tracks;
+    size_t n_tracks, cap_tracks;
     struct launch_ref *launches;
-    size_t n_launches;
+    size_t n_launches, cap_launches;
+    size_t n_events;
     uint64_t flow_id;
 };
 
@@ -77,7 +81,7 @@ static bool same_host(const struct cli_origin *o, size_t n)
 
 /* Offsets that put all processes on one axis: CLOCK_MONOTONIC epochs on one
  * host, CLOCK_REALTIME across hosts, none when a clock is missing. */
-static void set_offsets(struct tr *t, const struct cli_origin *origins)
+static void set_offsets(struct cli_trace *t, const struct cli_origin *origins)
 {
     bool mono = same_host(origins, t->n_procs);
     uint64_t min = UINT64_MAX;
@@ -93,7 +97,7 @@ static void set_offsets(struct tr *t, const struct cli_origin *origins)
         t->procs[i].offset -= min;
 }
 
-static const struct proc *find_proc(const struct tr *t, uint64_t pid)
+static const struct proc *find_proc(const struct cli_trace *t, uint64_t pid)
 {
     for (size_t i = 0; i < t->n_procs; i++)
         if (t->procs[i].pid == pid)
@@ -101,7 +105,7 @@ static const struct proc *find_proc(const struct tr *t, uint64_t pid)
     return NULL;
 }
 
-static uint64_t offset_of(const struct tr *t, uint64_t pid)
+static uint64_t offset_of(const struct cli_trace *t, uint64_t pid)
 {
     const struct proc *p = find_proc(t, pid);
     return p ? p->offset : 0;
@@ -132,32 +136,44 @@ static struct track key_of(const struct cli_report *r, const struct cli_event *e
     return (struct track){event_pid(r, e), e->device.v, device_wide, device_wide ? 0 : e->stream.v, starved, 0, 0};
 }
 
-/* Sorted unique tracks; each (pid, device) a GPU process, tids from 1. */
-static void build_tracks(struct tr *t, const struct cli_report *r)
+/* The tracks kept sorted and unique. */
+static void add_track(struct cli_trace *t, const struct track *k)
 {
-    t->tracks = cli_xcalloc(r->n_events, sizeof *t->tracks);
-    for (size_t i = 0; i < r->n_events; i++)
-        if (r->events[i].kind != CLI_EV_LAUNCH)
-            t->tracks[t->n_tracks++] = key_of(r, &r->events[i]);
-    qsort(t->tracks, t->n_tracks, sizeof *t->tracks, cmp_track);
-    size_t n = 0;
+    size_t lo = 0, hi = t->n_tracks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_track(&t->tracks[mid], k);
+        if (c == 0)
+            return;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (t->n_tracks == t->cap_tracks) {
+        t->cap_tracks = t->cap_tracks ? 2 * t->cap_tracks : 16;
+        t->tracks = cli_xrealloc(t->tracks, t->cap_tracks, sizeof *t->tracks);
+    }
+    memmove(t->tracks + lo + 1, t->tracks + lo, (t->n_tracks - lo) * sizeof *t->tracks);
+    t->tracks[lo] = *k;
+    t->n_tracks++;
+}
+
+/* Each (pid, device) a GPU process, its tracks' tids from 1. */
+static void number_tracks(struct cli_trace *t)
+{
     uint64_t gpid = GPU_PID_BASE, tid = 0;
     for (size_t i = 0; i < t->n_tracks; i++) {
-        if (n && cmp_track(&t->tracks[n - 1], &t->tracks[i]) == 0)
-            continue;
-        if (n && (t->tracks[n - 1].pid != t->tracks[i].pid || t->tracks[n - 1].device != t->tracks[i].device)) {
+        if (i && (t->tracks[i - 1].pid != t->tracks[i].pid || t->tracks[i - 1].device != t->tracks[i].device)) {
             gpid++;
             tid = 0;
         }
-        t->tracks[n] = t->tracks[i];
-        t->tracks[n].gpid = gpid;
-        t->tracks[n].tid = ++tid;
-        n++;
+        t->tracks[i].gpid = gpid;
+        t->tracks[i].tid = ++tid;
     }
-    t->n_tracks = n;
 }
 
-static const struct track *find_track(const struct tr *t, const struct cli_report *r, const struct cli_event *e)
+static const struct track *find_track(const struct cli_trace *t, const struct cli_report *r, const struct cli_event *e)
 {
     struct track key = key_of(r, e);
     return bsearch(&key, t->tracks, t->n_tracks, sizeof key, cmp_track);
@@ -173,20 +189,18 @@ static int cmp_launch(const void *a, const void *b)
     return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
-static void index_launches(struct tr *t, const struct cli_report *r)
+static void add_launch(struct cli_trace *t, const struct cli_event *e)
 {
-    t->launches = cli_xcalloc(r->n_events, sizeof *t->launches);
-    for (size_t i = 0; i < r->n_events; i++) {
-        const struct cli_event *e = &r->events[i];
-        if (e->kind == CLI_EV_LAUNCH && e->corr.set)
-            t->launches[t->n_launches++] = (struct launch_ref){event_pid(r, e), e->corr.v, e};
+    if (t->n_launches == t->cap_launches) {
+        t->cap_launches = t->cap_launches ? 2 * t->cap_launches : 64;
+        t->launches = cli_xrealloc(t->launches, t->cap_launches, sizeof *t->launches);
     }
-    qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
+    t->launches[t->n_launches++] = (struct launch_ref){event_pid(t->r, e), e->corr.v, e->tid.v, e->start, e->end};
 }
 
 /* ---- writing ---- */
 
-static void begin(struct tr *t, const char *ph, const char *cat, uint64_t pid, uint64_t tid)
+static void begin(struct cli_trace *t, const char *ph, const char *cat, uint64_t pid, uint64_t tid)
 {
     fputs(t->first ? "\n" : ",\n", t->f);
     t->first = false;
@@ -196,7 +210,7 @@ static void begin(struct tr *t, const char *ph, const char *cat, uint64_t pid, u
     fprintf(t->f, "\"pid\":%llu,\"tid\":%llu", (unsigned long long)pid, (unsigned long long)tid);
 }
 
-static void meta(struct tr *t, uint64_t pid, uint64_t tid, const char *what, const char *name, uint64_t sort)
+static void meta(struct cli_trace *t, uint64_t pid, uint64_t tid, const char *what, const char *name, uint64_t sort)
 {
     begin(t, "M", NULL, pid, tid);
     fprintf(t->f, ",\"name\":\"%s\",\"args\":{\"name\":", what);
@@ -208,7 +222,8 @@ static void meta(struct tr *t, uint64_t pid, uint64_t tid, const char *what, con
 }
 
 /* "X" fields after pid/tid: name, ts and dur in microseconds; args follow. */
-static void span(struct tr *t, const char *name, const char *suffix, uint64_t offset, uint64_t start, uint64_t end)
+static void span(struct cli_trace *t, const char *name, const char *suffix, uint64_t offset, uint64_t start,
+                 uint64_t end)
 {
     fputs(",\"name\":", t->f);
     if (suffix) {
@@ -226,7 +241,7 @@ static void span(struct tr *t, const char *name, const char *suffix, uint64_t of
     cli_json_us(t->f, end > start ? end - start : 0);
 }
 
-static void process_names(struct tr *t)
+static void process_names(struct cli_trace *t)
 {
     char name[256];
     for (size_t i = 0; i < t->n_procs; i++) {
@@ -259,7 +274,7 @@ static void process_names(struct tr *t)
     }
 }
 
-static void write_launch(struct tr *t, const struct cli_report *r, const struct cli_event *e)
+static void write_launch(struct cli_trace *t, const struct cli_report *r, const struct cli_event *e)
 {
     uint64_t pid = event_pid(r, e), tid = e->tid.v, off = offset_of(t, pid);
     if (e->py.set && e->py.v <= e->start) {
@@ -286,17 +301,17 @@ static void write_launch(struct tr *t, const struct cli_report *r, const struct 
 
 /* The arrow from a launch to its kernel: "s" inside the launch span, "f"
  * bound to the enclosing GPU span. */
-static void write_flow(struct tr *t, const struct cli_report *r, const struct cli_event *gpu, const struct track *k)
+static void write_flow(struct cli_trace *t, const struct cli_report *r, const struct cli_event *gpu,
+                       const struct track *k)
 {
-    struct launch_ref key = {event_pid(r, gpu), gpu->corr.v, NULL};
+    struct launch_ref key = {event_pid(r, gpu), gpu->corr.v, 0, 0, 0};
     const struct launch_ref *l = bsearch(&key, t->launches, t->n_launches, sizeof key, cmp_launch);
     if (!l)
         return;
     uint64_t id = ++t->flow_id, off = offset_of(t, key.pid);
-    const struct cli_event *e = l->e;
-    uint64_t mid = e->start + (e->end > e->start ? (e->end - e->start) / 2 : 0);
+    uint64_t mid = l->start + (l->end > l->start ? (l->end - l->start) / 2 : 0);
     uint64_t gmid = gpu->start + (gpu->end > gpu->start ? (gpu->end - gpu->start) / 2 : 0);
-    begin(t, "s", "flow", key.pid, e->tid.v);
+    begin(t, "s", "flow", key.pid, l->tid);
     fprintf(t->f, ",\"name\":\"launch\",\"id\":%llu,\"ts\":", (unsigned long long)id);
     cli_json_us(t->f, cli_add_sat(mid, off));
     fputc('}', t->f);
@@ -306,7 +321,7 @@ static void write_flow(struct tr *t, const struct cli_report *r, const struct cl
     fputc('}', t->f);
 }
 
-static void write_gpu(struct tr *t, const struct cli_report *r, const struct cli_event *e)
+static void write_gpu(struct cli_trace *t, const struct cli_report *r, const struct cli_event *e)
 {
     const struct track *k = find_track(t, r, e);
     uint64_t off = offset_of(t, k->pid);
@@ -336,30 +351,75 @@ static void write_gpu(struct tr *t, const struct cli_report *r, const struct cli
         write_flow(t, r, e, k);
 }
 
-void cli_render_trace(FILE *f, const struct cli_report *r)
+struct cli_trace *cli_trace_index(const struct cli_report *r, char *err, size_t errlen)
 {
-    struct tr t = {.f = f, .first = true};
-    struct cli_origin *origins;
-    t.n_procs = cli_origins(r, &origins);
-    t.procs = cli_xcalloc(t.n_procs, sizeof *t.procs);
-    for (size_t i = 0; i < t.n_procs; i++)
-        t.procs[i] = (struct proc){origins[i].pid, 0, &origins[i]};
-    set_offsets(&t, origins);
-    build_tracks(&t, r);
-    index_launches(&t, r);
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-    process_names(&t);
-    for (size_t i = 0; i < r->n_events; i++) {
-        if (r->events[i].kind == CLI_EV_LAUNCH)
-            write_launch(&t, r, &r->events[i]);
-        else
-            write_gpu(&t, r, &r->events[i]);
+    struct cli_trace *t = cli_xcalloc(1, sizeof *t);
+    t->r = r;
+    t->n_procs = cli_origins(r, &t->origins);
+    t->procs = cli_xcalloc(t->n_procs, sizeof *t->procs);
+    for (size_t i = 0; i < t->n_procs; i++)
+        t->procs[i] = (struct proc){t->origins[i].pid, 0, &t->origins[i]};
+    set_offsets(t, t->origins);
+    struct cli_events it;
+    struct cli_event e;
+    int got;
+    cli_events_open(&it, r);
+    while ((got = cli_events_next(&it, &e, err, errlen)) > 0) {
+        t->n_events++;
+        if (e.kind != CLI_EV_LAUNCH) {
+            struct track k = key_of(r, &e);
+            add_track(t, &k);
+        } else if (e.corr.set) {
+            add_launch(t, &e);
+        }
     }
+    cli_events_close(&it);
+    if (got < 0) {
+        cli_trace_free(t);
+        return NULL;
+    }
+    number_tracks(t);
+    if (t->n_launches)
+        qsort(t->launches, t->n_launches, sizeof *t->launches, cmp_launch);
+    return t;
+}
+
+size_t cli_trace_events(const struct cli_trace *t)
+{
+    return t->n_events;
+}
+
+int cli_trace_write(struct cli_trace *t, FILE *f, char *err, size_t errlen)
+{
+    t->f = f;
+    t->first = true;
+    t->flow_id = 0;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    process_names(t);
+    struct cli_events it;
+    struct cli_event e;
+    int got;
+    cli_events_open(&it, t->r);
+    while ((got = cli_events_next(&it, &e, err, errlen)) > 0) {
+        if (e.kind == CLI_EV_LAUNCH)
+            write_launch(t, t->r, &e);
+        else
+            write_gpu(t, t->r, &e);
+    }
+    cli_events_close(&it);
     fputs("\n]}\n", f);
-    free(t.launches);
-    free(t.tracks);
-    free(t.procs);
-    free(origins);
+    return got;
+}
+
+void cli_trace_free(struct cli_trace *t)
+{
+    if (!t)
+        return;
+    free(t->launches);
+    free(t->tracks);
+    free(t->procs);
+    free(t->origins);
+    free(t);
 }
 
 int cli_trace_main(int argc, char **argv)
@@ -368,13 +428,20 @@ int cli_trace_main(int argc, char **argv)
     if (optind != argc - 1)
         cli_usage_fail("trace", optind >= argc ? "no report file given" : "expects one report file");
     struct cli_report r;
-    cli_load(&r, argv[optind]);
-    if (r.n_events == 0)
+    char err[512];
+    if (cli_load_path(&r, argv[optind], CLI_LOAD_EVENTS_LATER, err, sizeof err) != 0)
+        cli_fail(argv[optind], "%s", err);
+    struct cli_trace *t = cli_trace_index(&r, err, sizeof err);
+    if (!t)
+        cli_fail(r.path, "%s", err);
+    if (cli_trace_events(t) == 0)
         cli_fail(r.path, "has no per-launch events; rerun with TRLAT_TRACE=N (e.g. TRLAT_TRACE=10000, or "
                          "trlat run --trace=10000) to keep the last N launches");
     FILE *f = cli_open_out(outpath);
-    cli_render_trace(f, &r);
+    if (cli_trace_write(t, f, err, sizeof err) != 0)
+        cli_fail(r.path, "%s (reading its events again to write the trace)", err);
     cli_close_out(f, outpath);
+    cli_trace_free(t);
     cli_report_free(&r);
     return 0;
 }

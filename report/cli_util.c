@@ -34,6 +34,17 @@ void cli_fail(const char *what, const char *fmt, ...)
     vfail("trlat: ", what, "", fmt, ap);
 }
 
+void cli_bad_report(const char *path, const char *why, bool skip, bool others)
+{
+    if (!skip)
+        cli_fail(path, "%s%s", why, others ? "; rerun with --skip-bad to leave it out" : "");
+    char msg[1024];
+    snprintf(msg, sizeof msg, "trlat: %s: %s; skipped", path, why);
+    cli_one_line(msg);
+    fflush(stdout);
+    fprintf(stderr, "%s\n", msg);
+}
+
 void cli_usage_fail(const char *cmd, const char *fmt, ...)
 {
     char suffix[64];
@@ -54,8 +65,31 @@ void cli_bad_option(const char *cmd, int ret, char **argv)
     cli_usage_fail(cmd, "unknown option '%s'", name);
 }
 
-static _Noreturn void out_of_memory(void)
+static const char *oom_path;
+static uint64_t oom_size;
+
+void cli_oom_context(const char *path, uint64_t size)
 {
+    oom_path = path;
+    oom_size = size;
+}
+
+const char *cli_fmt_size(char *buf, size_t len, uint64_t bytes)
+{
+    if (bytes < 1000000)
+        snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+    else if (bytes < 1000000000)
+        snprintf(buf, len, "%.1f MB", (double)bytes / 1e6);
+    else
+        snprintf(buf, len, "%.2f GB", (double)bytes / 1e9);
+    return buf;
+}
+
+void cli_out_of_memory(void)
+{
+    char size[32];
+    if (oom_path)
+        cli_fail(oom_path, "out of memory reading this report (%s)", cli_fmt_size(size, sizeof size, oom_size));
     fputs("trlat: out of memory\n", stderr);
     exit(CLI_EXIT_BAD_INPUT);
 }
@@ -64,7 +98,7 @@ void *cli_xmalloc(size_t size)
 {
     void *p = malloc(size ? size : 1);
     if (!p)
-        out_of_memory();
+        cli_out_of_memory();
     return p;
 }
 
@@ -72,18 +106,18 @@ void *cli_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
-        out_of_memory();
+        cli_out_of_memory();
     return p;
 }
 
 void *cli_xrealloc(void *p, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
-        out_of_memory();
+        cli_out_of_memory();
     size_t bytes = n * size;
     void *q = realloc(p, bytes ? bytes : 1);
     if (!q)
-        out_of_memory();
+        cli_out_of_memory();
     return q;
 }
 

@@ -18,6 +18,11 @@
 /* "trlat: WHAT: message" on one line (control characters replaced), exit 2. */
 _Noreturn void cli_fail(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A report that could not be read (why: the loader's message). With skip,
+ * "trlat: PATH: why; skipped" on stderr; else fails with that message and,
+ * when other reports could go on without it, the hint of --skip-bad. */
+void cli_bad_report(const char *path, const char *why, bool skip, bool others);
+
 /* "trlat CMD: message (see trlat CMD --help)" on one line, exit 2. */
 _Noreturn void cli_usage_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -27,6 +32,12 @@ _Noreturn void cli_bad_option(const char *cmd, int ret, char **argv);
 /* Replaces control characters so a message stays on one line. */
 void cli_one_line(char *s);
 
+/* Allocation failures exit with "trlat: out of memory", naming the report
+ * being read and its size while one is (cli_oom_context; NULL: none). */
+void cli_oom_context(const char *path, uint64_t size);
+/* "512 bytes", "34.4 MB", "1.73 GB". */
+const char *cli_fmt_size(char *buf, size_t len, uint64_t bytes);
+_Noreturn void cli_out_of_memory(void);
 void *cli_xmalloc(size_t size);
 void *cli_xcalloc(size_t n, size_t size);
 void *cli_xrealloc(void *p, size_t n, size_t size);

@@ -39,10 +39,11 @@ if [ ! -x "$TRLAT" ]; then
 fi
 
 # run_cmd OUT ERR CMD...: runs CMD with stdout and stderr in files; sets rc.
+# (The braces keep bash's "Killed" notice for a CMD a signal ended quiet.)
 run_cmd() {
     local out=$1 err=$2
     shift 2
-    "$@" >"$out" 2>"$err"
+    { "$@" >"$out" 2>"$err"; } 2>/dev/null
     rc=$?
 }
 
@@ -428,6 +429,121 @@ test_bad_input() {
     if [ "$rc" = 2 ] && [ "$(cat "$tmp/err")" = "trlat: -: file is empty" ]; then ok bad-input-empty-stdin; else
         fail bad-input-empty-stdin "exit $rc: $(head -c 200 "$tmp/err")"
     fi
+    test_bad_input_where
+}
+
+# one_line NAME WANT_RC WANT_ERR CMD...: exit status and stderr exactly.
+one_line() {
+    local name=$1 want_rc=$2 want=$3
+    shift 3
+    run_cmd "$tmp/out" "$tmp/err" "$@"
+    if [ "$rc" = "$want_rc" ] && [ "$(cat "$tmp/err")" = "$want" ]; then ok "$name"; else
+        fail "$name" "exit $rc, stderr '$(head -c 300 "$tmp/err")'; expected exit $want_rc, '$want'"
+    fi
+}
+
+# The events are parsed apart from the rest of the document: an error in
+# one of them, or after them, is still placed in the file as a whole.
+test_bad_input_where() {
+    local name
+    python3 - "$FIX/basic.json" "$tmp/where" <<'EOF'
+import json, sys
+text = json.dumps(json.load(open(sys.argv[1])), indent=1)
+def place(name, bad, at, near):
+    i = bad.index(at) + len(at)
+    line, col = bad.count("\n", 0, i) + 1, i - bad.rfind("\n", 0, i) - 1
+    open("%s-%s.json" % (sys.argv[2], name), "w").write(bad)
+    open("%s-%s.want" % (sys.argv[2], name), "w").write("line %d, column %d: %s" % (line, col, near))
+place("in-event", text.replace('"kind": "launch"', '"kind" "launch"', 1), '"kind" "launch"',
+      "':' expected near '\"launch\"'")
+place("after-events", text[:-2] + ',\n "merged_from": [{"pid": 1,}]\n}', '"pid": 1,}',
+      "string or '}' expected near '}'")
+EOF
+    for name in in-event after-events; do
+        one_line "bad-input-where-$name" 2 \
+            "trlat: $tmp/where-$name.json: not valid JSON ($(cat "$tmp/where-$name.want"))" \
+            "$TRLAT" report "$tmp/where-$name.json"
+    done
+}
+
+# ---- unreadable reports: --skip-bad ----
+
+test_skip_bad() {
+    local r0=$FIX/rank0.json r2=$FIX/rank2.json cut=$tmp/cut-events.json cutk=$tmp/cut-kernels.json size sizek
+    # rank1.json cut short inside its events, and inside its kernels
+    python3 - "$FIX/rank1.json" "$tmp/cut" <<'EOF'
+import sys
+text = open(sys.argv[1], "rb").read()
+for part in ("kernels", "events"):
+    open("%s-%s.json" % (sys.argv[2], part), "wb").write(text[:text.index(b'"%s"' % part.encode()) + 200])
+EOF
+    size=$(wc -c <"$cut")
+    sizek=$(wc -c <"$cutk")
+    local why="truncated at byte $size (not valid JSON)"
+    "$TRLAT" merge "$r0" "$r2" -o "$tmp/m02.json"
+    one_line merge-skip-bad-says-which-and-why 0 "trlat: $cut: $why; skipped" \
+        "$TRLAT" merge "$r0" "$cut" "$r2" --skip-bad -o "$tmp/skipped.json"
+    if cmp -s "$tmp/skipped.json" "$tmp/m02.json"; then ok merge-skip-bad-merges-the-rest; else
+        fail merge-skip-bad-merges-the-rest "output differs from the merge of the other two"
+    fi
+    one_line merge-bad-suggests-skip-bad 2 "trlat: $cut: $why; rerun with --skip-bad to leave it out" \
+        "$TRLAT" merge "$r0" "$cut" "$r2" -o "$tmp/never.json"
+    one_line merge-truncated-in-kernels 2 "trlat: $cutk: truncated at byte $sizek (not valid JSON)" \
+        "$TRLAT" merge "$cutk" -o "$tmp/never.json"
+    python3 "$here/make_bad.py" "$FIX/basic.json" "$tmp/bad" >/dev/null
+    one_line merge-skip-bad-nothing-left 2 "trlat: $cutk: truncated at byte $sizek (not valid JSON); skipped
+trlat: $tmp/bad/other-schema.json: schema \"trlat-report/2\" is not supported (expected trlat-report/1); skipped
+trlat: merge: no report left to merge (2 skipped)" \
+        "$TRLAT" merge "$cutk" "$tmp/bad/other-schema.json" --skip-bad -o "$tmp/never.json"
+    if [ -e "$tmp/never.json" ]; then fail merge-bad-writes-nothing "output written"; else
+        ok merge-bad-writes-nothing
+    fi
+
+    # trlat report: several files are shown merged; --skip-bad as in merge
+    "$TRLAT" report "$tmp/m02.json" --format csv >"$tmp/m02.csv"
+    run_cmd "$tmp/out" "$tmp/err" "$TRLAT" report "$r0" "$r2" --format csv
+    if [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/m02.csv"; then ok report-several-files-merged; else
+        fail report-several-files-merged "exit $rc; not the csv of their merge"
+    fi
+    run_cmd "$tmp/out" "$tmp/err" "$TRLAT" report "$r0" "$r2"
+    if [ "$(head -n 1 "$tmp/out")" = "trlat report: $r0, $r2" ]; then ok report-several-files-header; else
+        fail report-several-files-header "$(head -n 1 "$tmp/out")"
+    fi
+    one_line report-skip-bad-says-which-and-why 0 "trlat: $cut: $why; skipped" \
+        "$TRLAT" report "$r0" "$cut" "$r2" --skip-bad --format csv
+    if cmp -s "$tmp/out" "$tmp/m02.csv"; then ok report-skip-bad-shows-the-rest; else
+        fail report-skip-bad-shows-the-rest "not the csv of the merge of the other two"
+    fi
+    one_line report-bad-suggests-skip-bad 2 "trlat: $cut: $why; rerun with --skip-bad to leave it out" \
+        "$TRLAT" report "$r0" "$cut"
+    one_line report-truncated 2 "trlat: $cut: $why" "$TRLAT" report "$cut"
+    one_line report-skip-bad-nothing-left 2 "trlat: $cut: $why; skipped
+trlat: report: no report left to show (1 skipped)" "$TRLAT" report "$cut" --skip-bad
+}
+
+# ---- large reports: memory ----
+
+# count_lines DEFAULT CMD...: counts CMD's "ok NAME (...)" and "FAIL NAME: why" lines.
+count_lines() {
+    local default=$1 line
+    shift
+    while IFS= read -r line; do
+        case $line in
+        "ok "*) line=${line#ok }; ok "${line%% *}" "$(sed -nE 's/^[^ ]+ \((.*)\)$/\1/p' <<<"$line")" ;;
+        "FAIL "*) line=${line#FAIL }; fail "${line%%:*}" "${line#*: }" ;;
+        *) fail "$default" "$line" ;;
+        esac
+    done < <("$@" 2>&1)
+}
+
+test_memory() {
+    if ! "$CC" -O2 -o "$tmp/peak_rss" "$here/peak_rss.c" 2>"$tmp/err"; then
+        skip memory "no C compiler ($CC) to build tests/cli/peak_rss.c"
+        return
+    fi
+    mkdir -p "$tmp/mem"
+    count_lines memory python3 "$here/check_memory.py" "$tmp/peak_rss" "$TRLAT" "$FIX/basic.json" "$tmp/mem"
+    rm -rf "$tmp/mem"
 }
 
 # ---- fuzzing ----
@@ -439,7 +555,7 @@ test_fuzz() {
     fi
     local srcs=() s
     for s in "$root"/report/cli_*.c; do [ "$(basename "$s")" = cli_main.c ] || srcs+=("$s"); done
-    if ! clang -std=c11 -D_GNU_SOURCE -I"$root" -g -O1 -fsanitize=fuzzer,address,undefined \
+    if ! clang -std=c11 -D_GNU_SOURCE -DCLI_TEXT_WINDOW=16 -I"$root" -g -O1 -fsanitize=fuzzer,address,undefined \
         -fno-sanitize-recover=undefined "$here/fuzz_load.c" "${srcs[@]}" -o "$tmp/fuzz_load" \
         $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm 2>"$tmp/err"; then
         if grep -qi 'fuzzer' "$tmp/err" && grep -qiE 'cannot find|no such file' "$tmp/err"; then
@@ -485,6 +601,19 @@ test_run() {
     expect_rc run-exit-status 7 "$bt/trlat" run -- sh -c 'exit 7'
     expect_rc run-exit-zero 0 "$bt/trlat" run -- true
     expect_rc run-killed-by-signal 143 "$bt/trlat" run -- sh -c 'kill -TERM $$'
+    expect_rc run-exit-three 3 "$bt/trlat" run -- sh -c 'exit 3'
+    one_line run-says-killed-by-sigkill 137 "trlat run: sh was killed by signal 9 (Killed)
+trlat run: no report matching trlat-%p.json appeared" \
+        sh -c "cd '$tmp/work' && exec '$bt/trlat' run -- sh -c 'kill -KILL \$\$'"
+    run_cmd "$tmp/out" "$tmp/err" \
+        sh -c "cd '$tmp/work' && ulimit -c 0 && exec '$bt/trlat' run -- sh -c 'kill -SEGV \$\$'"
+    local segv="trlat run: sh was killed by signal 11 (Segmentation fault)"
+    if [ "$rc" = 139 ] && [ "$(head -n 1 "$tmp/err")" = "$segv" ]; then
+        ok run-says-killed-by-sigsegv
+    else
+        fail run-says-killed-by-sigsegv "exit $rc: $(head -c 200 "$tmp/err")"
+    fi
+    count_lines run-signals python3 "$here/check_run_signals.py" "$bt/trlat" "$tmp/work"
     expect_rc run-command-not-found 127 "$bt/trlat" run -- "$tmp/no-such-command"
     expect_rc run-without-dashes 5 "$bt/trlat" run sh -c 'exit 5'
 
@@ -529,12 +658,49 @@ test_run() {
     if grep -q "^trlat run: no report matching trlat-%p.json appeared$" "$tmp/err"; then ok run-says-no-report; else
         fail run-says-no-report "$(head -c 200 "$tmp/err")"
     fi
+    test_run_report_list "$bt/trlat"
 
     if [ -f "$BUILD/libtrlat.so" ]; then
         mkdir -p "$tmp/real"
         expect_rc run-real-library-exit-status 3 sh -c "cd '$tmp/real' && TRLAT_SUMMARY=0 '$TRLAT' run -- sh -c 'exit 3'"
     else
         skip run-real-library-exit-status "$BUILD/libtrlat.so not built"
+    fi
+}
+
+# Reports found through TRLAT_REPORT_LIST, wherever they went. The command
+# stands in for libtrlat.so's side: it writes DIR/NAME... (a fixture's copy)
+# and lists each report's absolute path.
+test_run_report_list() {
+    local trlat=$1 writes=$tmp/writes-reports.sh out
+    cat >"$writes" <<EOF
+dir=\$1
+shift
+mkdir -p "\$dir" && cd "\$dir" || exit 1
+for name; do cp '$FIX/basic.json' "\$name" && echo "\$PWD/\$name" >>"\$TRLAT_REPORT_LIST"; done
+EOF
+    mkdir -p "$tmp/list" "$tmp/fallback"
+    one_line run-list-numbered-name 0 "trlat run: report written to rep.1.json" \
+        sh -c "cd '$tmp/list' && '$trlat' run -o rep.json -- sh '$writes' . rep.1.json"
+    one_line run-list-tmp-fallback 0 "trlat run: report written to $(cd "$tmp/fallback" && pwd)/trlat-77.json" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh '$writes' '$tmp/fallback' trlat-77.json"
+    one_line run-list-after-chdir 0 "trlat run: report written to sub/trlat-78.json" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh '$writes' sub trlat-78.json"
+    one_line run-list-several-once-each 0 \
+        "trlat run: 2 reports written: a.json, b.json (combine them with trlat merge)" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh -c 'sh $writes . a.json b.json; sh $writes . a.json;
+            echo /nonexistent/c.json >>\"\$TRLAT_REPORT_LIST\"'"
+    one_line run-list-all-gone 0 \
+        "trlat run: no report appeared (1 listed in TRLAT_REPORT_LIST, none there now: /nonexistent/c.json)" \
+        sh -c "cd '$tmp/list' && '$trlat' run -- sh -c 'echo /nonexistent/c.json >>\"\$TRLAT_REPORT_LIST\"'"
+    out=$(cd "$tmp/list" && "$trlat" run -- sh -c 'echo "$TRLAT_REPORT_LIST"; stat -c %a "${TRLAT_REPORT_LIST%/*}"' \
+        2>/dev/null)
+    local list=${out%%$'\n'*} mode=${out#*$'\n'}
+    if [ "${list##*/}" = reports ] && [ "$mode" = 700 ] && [ ! -e "${list%/*}" ]; then
+        ok run-list-private-dir-removed
+    else
+        fail run-list-private-dir-removed \
+            "TRLAT_REPORT_LIST '$list', mode '$mode'$([ -e "${list%/*}" ] && echo ', left behind')"
     fi
 }
 
@@ -547,6 +713,8 @@ test_merge
 test_trace
 test_html
 test_bad_input
+test_skip_bad
+test_memory
 test_run
 test_fuzz
 
