@@ -92,7 +92,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
         ts->py_launches = 0;
         ts->py_k = NULL;
         ts->py_rec = NULL;
-        ts->hooks_wanted = 0;
+        ts->divert = 0; /* hooks_wanted, in_launch */
         ts->cur_t0 = 0;
     } else if (!(ts = new_state())) {
         static atomic_flag once;

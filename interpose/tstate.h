@@ -135,9 +135,20 @@ struct trlat_tstate {
      * TRLAT_SLOW_THREAD (native sites, trace events), TRLAT_SLOW_HOOKS (an
      * installed launch hook set wants every launch of every thread). */
     uint32_t slow;
-    /* Non-zero while the thread wants its launches through the launch hooks
-     * (interpose/launch.h: trlat_launch_hooks_want). */
-    uint32_t hooks_wanted;
+    union {
+        struct {
+            /* Non-zero while the thread wants its launches through the
+             * launch hooks (interpose/launch.h: trlat_launch_hooks_want). */
+            uint16_t hooks_wanted;
+            /* 1 while the thread is inside a launch wrapper's driver call: a
+             * launch wrapper entered then (a driver shim calling another
+             * exported launch entry point) forwards without recording, so
+             * that the program's launch is counted once, by the outermost. */
+            uint8_t in_launch;
+            uint8_t unused;
+        };
+        uint32_t divert; /* either of them: the launch leaves the common path */
+    };
     /* Set by the Python hook (fastpath/) around a Triton call: the call's
      * entry time in ticks (TRLAT_PY_UNTIMED: open, its launches not timed)
      * and its site (with a weight: trlat_rec_site); py_launches counts the

@@ -96,3 +96,18 @@ $(TB)/gpu/libcupti_min.so: tests/gpu/cupti_min.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I. -I$(CUDA_HOME)/include -fPIC -shared -o $@ $< -ldl -lpthread
 gpu-build: $(TB)/gpu/libcupti_min.so
+# Driver shims whose launch entry point calls another one by name
+# (tests/integration/nestshim.c): preloaded after trlat, and installed as
+# libcuda.so.1 in front of the fake driver (renamed libfakecuda.so).
+NEST := $(TB)/nestshim
+$(TB)/lib/libnestshim_ptsz.so $(TB)/lib/libnestshim_legacy.so: $(TB)/lib/libnestshim_%.so: tests/integration/nestshim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(if $(filter ptsz,$*),-DNEST_PTSZ) -fPIC -shared -o $@ $<
+$(NEST)/libfakecuda.so: tests/fake/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libfakecuda.so -Wl,-Bsymbolic-functions -o $@ $< -lpthread
+$(NEST)/ptsz/libcuda.so.1 $(NEST)/legacy/libcuda.so.1: $(NEST)/%/libcuda.so.1: tests/integration/nestshim.c $(NEST)/libfakecuda.so
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(if $(filter ptsz,$*),-DNEST_PTSZ) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< \
+	  -L$(abspath $(NEST)) -Wl,-rpath,$(abspath $(NEST)) -Wl,--no-as-needed -lfakecuda
+test-build: $(TB)/lib/libnestshim_ptsz.so $(TB)/lib/libnestshim_legacy.so $(NEST)/ptsz/libcuda.so.1 $(NEST)/legacy/libcuda.so.1

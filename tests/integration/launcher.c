@@ -17,6 +17,8 @@
 
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                         void **, void **);
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void **, void **);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *, CUfunction, void **, void **);
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 unsigned long fake_cuda_calls(const char *entry);
@@ -92,6 +94,8 @@ int main(int argc, char **argv)
 
     if (!strcmp(mode, "direct")) {
         rc = loop_lk(cuLaunchKernel, get("direct_kernel"));
+    } else if (!strcmp(mode, "direct_ptsz")) {
+        rc = loop_lk(cuLaunchKernel_ptsz, get("direct_ptsz_kernel"));
     } else if (!strcmp(mode, "direct_ex")) {
         rc = loop_lkex(cuLaunchKernelEx, get("direct_ex_kernel"));
     } else if (!strcmp(mode, "dlsym")) {
