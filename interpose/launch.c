@@ -17,6 +17,7 @@
 #include "interpose/launch.h"
 #include "interpose/clock.h"
 #include "interpose/real.h"
+#include "interpose/trace.h"
 #include "interpose/trlat.h"
 #include "interpose/wrappers.h"
 
@@ -97,20 +98,14 @@ static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const s
         if (site)
             trlat_kslot_add_site(k, site, TRLAT_SITE_NATIVE);
     }
-    if (ts->ev_cap) {
-        uint64_t n = atomic_load_explicit(&ts->ev_next, memory_order_relaxed);
-        struct trlat_event *e = &ts->events[n % ts->ev_cap];
-        e->t0 = l->t0;
-        e->t1 = l->t1;
-        e->py_t0 = ts->py_t0;
-        e->func = l->func;
-        e->stream = l->stream;
-        e->corr = has_id ? trlat_launch_corr(l->t0) : 0;
+    if (trlat_trace_on()) {
+        struct trlat_event e = {.t0 = l->t0, .t1 = l->t1, .py_t0 = ts->py_t0, .func = l->func, .stream = l->stream,
+                                .corr = has_id ? trlat_launch_corr(l->t0) : 0, .tid = ts->tid};
         for (int i = 0; i < 3; i++) {
-            e->grid[i] = l->grid[i];
-            e->block[i] = l->block[i];
+            e.grid[i] = l->grid[i];
+            e.block[i] = l->block[i];
         }
-        atomic_store_explicit(&ts->ev_next, n + 1, memory_order_release);
+        trlat_trace_put(&e);
     }
 }
 

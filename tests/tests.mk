@@ -10,7 +10,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit/%) $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit-san/%)
 LIB_C_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/obj/%.o)
-BINS     := $(TB)/bin/launcher $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so
+BINS     := $(TB)/bin/launcher $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so \
+            $(TB)/bin/tracemem
 
 $(FAKE): tests/fake/fake_cuda.c
 	@mkdir -p $(dir $@)
@@ -20,6 +21,10 @@ $(FAKE): tests/fake/fake_cuda.c
 $(TB)/bin/launcher: tests/integration/launcher.c $(FAKE)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread -ldl
+
+$(TB)/bin/tracemem: tests/integration/tracemem.c $(FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread
 
 $(TB)/bin/nocuda: tests/integration/nocuda.c
 	@mkdir -p $(dir $@)
@@ -100,14 +105,17 @@ gpu-build: $(TB)/gpu/libcupti_min.so
 # (tests/integration/nestshim.c): preloaded after trlat, and installed as
 # libcuda.so.1 in front of the fake driver (renamed libfakecuda.so).
 NEST := $(TB)/nestshim
-$(TB)/lib/libnestshim_ptsz.so $(TB)/lib/libnestshim_legacy.so: $(TB)/lib/libnestshim_%.so: tests/integration/nestshim.c
+NEST_LIBS := $(TB)/lib/libnestshim_ptsz.so $(TB)/lib/libnestshim_legacy.so
+NEST_CUDA := $(NEST)/ptsz/libcuda.so.1 $(NEST)/legacy/libcuda.so.1
+$(NEST_LIBS): $(TB)/lib/libnestshim_%.so: tests/integration/nestshim.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(if $(filter ptsz,$*),-DNEST_PTSZ) -fPIC -shared -o $@ $<
 $(NEST)/libfakecuda.so: tests/fake/fake_cuda.c
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libfakecuda.so -Wl,-Bsymbolic-functions -o $@ $< -lpthread
-$(NEST)/ptsz/libcuda.so.1 $(NEST)/legacy/libcuda.so.1: $(NEST)/%/libcuda.so.1: tests/integration/nestshim.c $(NEST)/libfakecuda.so
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libfakecuda.so -Wl,-Bsymbolic-functions \
+	  -o $@ $< -lpthread
+$(NEST_CUDA): $(NEST)/%/libcuda.so.1: tests/integration/nestshim.c $(NEST)/libfakecuda.so
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(if $(filter ptsz,$*),-DNEST_PTSZ) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< \
 	  -L$(abspath $(NEST)) -Wl,-rpath,$(abspath $(NEST)) -Wl,--no-as-needed -lfakecuda
-test-build: $(TB)/lib/libnestshim_ptsz.so $(TB)/lib/libnestshim_legacy.so $(NEST)/ptsz/libcuda.so.1 $(NEST)/legacy/libcuda.so.1
+test-build: $(NEST_LIBS) $(NEST_CUDA)

@@ -16,29 +16,33 @@ run() {
 }
 # seen NAME KERNEL: launches in the report, what the driver and the shim saw
 seen() {
-    echo "$(rq "$WORK/$1.json" "k('$2')['launches']") $(awk '$1 == "driver" && ($2 == "cuLaunchKernel" ||
-        $2 == "cuLaunchKernel_ptsz") { printf "%s=%s ", $2, $3 }' "$WORK/$1.out")$(grep -h '^nestshim:' "$WORK/$1.err")"
+    local drv
+    drv=$(awk '$1 == "driver" && ($2 == "cuLaunchKernel" || $2 == "cuLaunchKernel_ptsz") { printf "%s=%s ", $2, $3 }' \
+        "$WORK/$1.out")
+    echo "$(rq "$WORK/$1.json" "k('$2')['launches']") $drv$(grep -h '^nestshim:' "$WORK/$1.err")"
 }
 
 run p ptsz direct_ptsz 1000
 expect "shim's _ptsz calls cuLaunchKernel: counted once" "$(seen p direct_ptsz_kernel)" \
     "1000 cuLaunchKernel=1000 cuLaunchKernel_ptsz=0 nestshim: 1000 launches"
-expect "nested: driver_ns has one value per launch" "$(rq "$WORK/p.json" 'k("direct_ptsz_kernel")["driver_ns"]["count"]')" 1000
+expect "nested: driver_ns has one value per launch" \
+    "$(rq "$WORK/p.json" 'k("direct_ptsz_kernel")["driver_ns"]["count"]')" 1000
 run l legacy direct 1000
 expect "shim's cuLaunchKernel calls _ptsz: counted once" "$(seen l direct_kernel)" \
     "1000 cuLaunchKernel=0 cuLaunchKernel_ptsz=1000 nestshim: 1000 launches"
 
 # The slow variant (trace events): one event per launch.
 run pt ptsz direct_ptsz 300 TRLAT_TRACE=1000
-expect "nested, slow variant: counted once, one event each" \
-    "$(seen pt direct_ptsz_kernel) $(rq "$WORK/pt.json" 'len([e for e in r["events"] if e["kind"] == "launch"])')" \
+expect "nested, slow variant: counted once, one event each" "$(seen pt direct_ptsz_kernel) $(rq "$WORK/pt.json" \
+    'len([e for e in r["events"] if e["kind"] == "launch"])')" \
     "300 cuLaunchKernel=300 cuLaunchKernel_ptsz=0 nestshim: 300 launches 300"
 
 # CUPTI's callback runs in the innermost driver call and still takes the
 # outer launch's entry time: every kernel record joins its launch.
-run pc ptsz direct_ptsz 500 TRLAT_CUPTI=1 TRLAT_CUPTI_LIB="$B/tests/fake/libcupti_fake.so" FAKE_CUPTI_KERNEL=direct_ptsz_kernel
-expect "nested, CUPTI: counted once, each joined by trlat's id" \
-    "$(seen pc direct_ptsz_kernel) $(rq "$WORK/pc.json" '(k("direct_ptsz_kernel")["gpu_ns"]["count"], r["gpu"]["joined_by_trlat_id"])')" \
+run pc ptsz direct_ptsz 500 TRLAT_CUPTI=1 TRLAT_CUPTI_LIB="$B/tests/fake/libcupti_fake.so" \
+    FAKE_CUPTI_KERNEL=direct_ptsz_kernel
+expect "nested, CUPTI: counted once, each joined by trlat's id" "$(seen pc direct_ptsz_kernel) $(rq "$WORK/pc.json" \
+    '(k("direct_ptsz_kernel")["gpu_ns"]["count"], r["gpu"]["joined_by_trlat_id"])')" \
     "500 cuLaunchKernel=500 cuLaunchKernel_ptsz=0 nestshim: 500 launches (500, 500)"
 
 # Launches past the shim: recorded as usual.
