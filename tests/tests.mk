@@ -11,7 +11,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(TB)/unit/%) $(UNIT_SRCS:tests/unit/%.c
 LIB_C_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/obj/%.o)
 BINS     := $(TB)/bin/launcher $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so \
-            $(TB)/bin/tracemem
+            $(TB)/bin/tracemem $(TB)/lib/libdlsymwrap.so
 
 $(FAKE): tests/fake/fake_cuda.c
 	@mkdir -p $(dir $@)
@@ -37,6 +37,11 @@ $(TB)/bin/cxx_throw: tests/integration/cxx_throw.cpp $(FAKE)
 $(TB)/lib/libmallocwrap.so: tests/integration/mallocwrap.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# -O2: its RTLD_NEXT lookups are tail calls (the caller's return address stays)
+$(TB)/lib/libdlsymwrap.so: tests/integration/dlsymwrap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O2 -fPIC -shared -o $@ $< -ldl -lpthread
 
 # Unit tests link the library's objects directly (hidden symbols included),
 # once as built and once with ASan and UBSan.

@@ -111,6 +111,7 @@ int main(int argc, char **argv)
         /* everything else is glibc's answer */
         printf("dlsym(nonexistent) = %p\n", dlsym(h, "cuNoSuchFunction"));
         printf("dlerror set: %d\n", dlerror() != NULL);
+        printf("dlsym(cuLaunchCooperativeKernel) %s\n", dlsym(h, "cuLaunchCooperativeKernel") ? "found" : "NULL");
     } else if (!strcmp(mode, "procaddr") || !strcmp(mode, "procaddr_ptds") || !strcmp(mode, "procaddr_v1")) {
         void *h = dlopen("libcuda.so.1", RTLD_NOW);
         int ptds = !strcmp(mode, "procaddr_ptds");

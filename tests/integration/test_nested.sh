@@ -11,8 +11,8 @@ NEST=$B/tests/nestshim
 # in front of the fake driver
 run() {
     local name=$1 dir=$2 mode=$3 n=$4; shift 4
-    env "$@" LD_LIBRARY_PATH="$NEST/$dir:$LD_LIBRARY_PATH" TRLAT_OUTPUT="$WORK/$name.json" LD_PRELOAD=$LIB \
-        timeout 60 "$BIN/launcher" "$mode" "$n" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    timeout 60 env "$@" LD_LIBRARY_PATH="$NEST/$dir:$LD_LIBRARY_PATH" TRLAT_OUTPUT="$WORK/$name.json" LD_PRELOAD=$LIB \
+        "$BIN/launcher" "$mode" "$n" >"$WORK/$name.out" 2>"$WORK/$name.err"
 }
 # seen NAME KERNEL: launches in the report, what the driver and the shim saw
 seen() {
@@ -49,3 +49,17 @@ expect "nested, CUPTI: counted once, each joined by trlat's id" "$(seen pc direc
 run d ptsz direct 200
 expect "shim loaded, launches that do not nest: counted as usual" "$(seen d direct_kernel)" \
     "200 cuLaunchKernel=200 cuLaunchKernel_ptsz=0 nestshim: 0 launches"
+
+# The same shims preloaded after trlat: the program's call by name reaches
+# the shim through trlat's wrapper (which forwards to the next definition,
+# as the call would without trlat), and the shim's inner call trlat's again.
+prerun() { # NAME SHIM MODE N
+    timeout 60 env TRLAT_OUTPUT="$WORK/$1.json" LD_PRELOAD="$LIB $B/tests/lib/libnestshim_$2.so" \
+        "$BIN/launcher" "$3" "$4" >"$WORK/$1.out" 2>"$WORK/$1.err"
+}
+prerun ap ptsz direct_ptsz 400
+expect "preloaded shim's _ptsz calls cuLaunchKernel: not bypassed, counted once" "$(seen ap direct_ptsz_kernel)" \
+    "400 cuLaunchKernel=400 cuLaunchKernel_ptsz=0 nestshim: 400 launches"
+prerun al legacy direct 400
+expect "preloaded shim's cuLaunchKernel calls _ptsz: not bypassed, counted once" "$(seen al direct_kernel)" \
+    "400 cuLaunchKernel=0 cuLaunchKernel_ptsz=400 nestshim: 400 launches"
