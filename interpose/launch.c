@@ -11,10 +11,13 @@
  * allocated or locked, no system call. Anything else (native call sites,
  * trace events, launch hooks: the fast path's capture and launch log) takes
  * the slow variant, chosen by one test; CUPTI does not. The fast path's
- * replays come through here too (trlat_launch_ex). */
+ * replays come through here too (trlat_launch_ex). A launch wrapper entered
+ * inside another's driver call forwards unrecorded (ts->in_launch: two byte
+ * stores around the driver call, tested with the slow variant's flags). */
 #include "interpose/launch.h"
 #include "interpose/clock.h"
 #include "interpose/real.h"
+#include "interpose/trace.h"
 #include "interpose/trlat.h"
 #include "interpose/wrappers.h"
 
@@ -95,20 +98,14 @@ static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const s
         if (site)
             trlat_kslot_add_site(k, site, TRLAT_SITE_NATIVE);
     }
-    if (ts->ev_cap) {
-        uint64_t n = atomic_load_explicit(&ts->ev_next, memory_order_relaxed);
-        struct trlat_event *e = &ts->events[n % ts->ev_cap];
-        e->t0 = l->t0;
-        e->t1 = l->t1;
-        e->py_t0 = ts->py_t0;
-        e->func = l->func;
-        e->stream = l->stream;
-        e->corr = has_id ? trlat_launch_corr(l->t0) : 0;
+    if (trlat_trace_on()) {
+        struct trlat_event e = {.t0 = l->t0, .t1 = l->t1, .py_t0 = ts->py_t0, .func = l->func, .stream = l->stream,
+                                .corr = has_id ? trlat_launch_corr(l->t0) : 0, .tid = ts->tid};
         for (int i = 0; i < 3; i++) {
-            e->grid[i] = l->grid[i];
-            e->block[i] = l->block[i];
+            e.grid[i] = l->grid[i];
+            e.block[i] = l->block[i];
         }
-        atomic_store_explicit(&ts->ev_next, n + 1, memory_order_release);
+        trlat_trace_put(&e);
     }
 }
 
@@ -138,7 +135,9 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
             hooks[i]->before(ts, l);
     l->t0 = launch_stamp(ts, 0); /* python_part comes after */
     ts->cur_t0 = l->t0;
+    ts->in_launch = 1;
     l->rc = call_real(l, real);
+    ts->in_launch = 0;
     l->t1 = l->t0 ? trlat_ticks() : 0;
     int has_id = ts->cur_t0 == 0; /* CUPTI's callback took the entry time */
     ts->cur_t0 = 0;
@@ -153,25 +152,32 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     return l->rc;
 }
 
-static inline __attribute__((always_inline)) int needs_slow(const struct trlat_tstate *ts)
+/* hooks_wanted and in_launch are read as one word: no load added for the
+ * re-entry flag. */
+static inline __attribute__((always_inline)) uint32_t needs_slow(const struct trlat_tstate *ts)
 {
-    return ts->slow | ts->hooks_wanted;
+    return ts->slow | ts->divert;
 }
 
 /* One body per ABI. `ret` is the wrapper's return address: the native call
  * site when TRLAT_STACKS=1. The struct describing the launch is built only
- * on the slow variant (SLOW_CALL), never on the common path. */
+ * on the slow variant (SLOW_CALL), never on the common path. A launch made
+ * while the thread is inside a launch wrapper's driver call (a shim under
+ * trlat calling an exported launch entry point) goes straight to the real
+ * one, unrecorded: the outer wrapper counts it. */
 #define FAST_PATH(CALL, FUNC, SLOW_CALL)                        \
     struct trlat_tstate *ts = trlat_tstate_get();               \
     if (UNLIKELY(!ts))                                          \
         return CALL;                                            \
     if (UNLIKELY(needs_slow(ts)))                               \
-        return SLOW_CALL;                                       \
+        return ts->in_launch ? CALL : SLOW_CALL;                \
     uint64_t py_t0, site;                                       \
     python_part(ts, &py_t0, &site);                             \
     uint64_t t0 = launch_stamp(ts, 1);                          \
     ts->cur_t0 = t0;                                            \
+    ts->in_launch = 1;                                          \
     CUresult rc = CALL;                                         \
+    ts->in_launch = 0;                                          \
     ts->cur_t0 = 0;                                             \
     uint64_t t1 = t0 ? trlat_ticks() : 0;                       \
     record(ts, FUNC, t0, t1, rc, py_t0, site);                  \

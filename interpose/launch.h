@@ -25,7 +25,7 @@ int trlat_launch_add_hooks(const struct trlat_launch_hooks *h);
  * as many -1 (the fast path's capture of one Python call). */
 static inline void trlat_launch_hooks_want(struct trlat_tstate *ts, int d)
 {
-    ts->hooks_wanted += (uint32_t)d;
+    ts->hooks_wanted = (uint16_t)(ts->hooks_wanted + d);
 }
 
 /* A launch made by trlat itself (the fast path's replay), through slot 0 of

@@ -13,8 +13,12 @@ const char *const trlat_fn_names[TRLAT_FN_COUNT] = {
 #undef X
 };
 
-/* Read by the dlsym entry stub (dlsym_entry.S). */
+/* glibc's dlsym, for trlat's own lookups, and the next dlsym after trlat's
+ * (dlsym_entry.S jumps there): another preloaded library's that wraps
+ * dlsym, else glibc's. */
 void *(*trlat_glibc_dlsym)(void *, const char *) __attribute__((visibility("hidden")));
+void *(*trlat_next_dlsym)(void *, const char *) __attribute__((visibility("hidden")));
+_Atomic int trlat_dlsym_reached;
 
 /* Called by the stub before its first jump, possibly before any constructor
  * of trlat ran (another preloaded library's constructor may call dlsym). */
@@ -23,20 +27,44 @@ void *(*trlat_glibc_dlsym)(void *, const char *) __attribute__((visibility("hidd
 __attribute__((visibility("hidden"), no_sanitize_address, no_sanitize_undefined)) void
 trlat_resolve_glibc_dlsym(void)
 {
-    if (trlat_glibc_dlsym)
+    if (trlat_next_dlsym)
         return;
+    /* glibc's: versioned, which another library's unversioned dlsym is not */
     void *p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
     if (!p)
         p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
     if (!p)
         p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* aarch64 */
     trlat_glibc_dlsym = (void *(*)(void *, const char *))p;
+    if (!p)
+        return;
+    /* asked from here, RTLD_NEXT means after trlat; any version */
+    void *next = trlat_glibc_dlsym(RTLD_NEXT, "dlsym");
+    trlat_next_dlsym = next ? (void *(*)(void *, const char *))next : trlat_glibc_dlsym;
 }
 
 void *trlat_real_dlsym(void *handle, const char *name)
 {
     trlat_resolve_glibc_dlsym();
     return trlat_glibc_dlsym ? trlat_glibc_dlsym(handle, name) : NULL;
+}
+
+void *trlat_chain_dlsym(void *handle, const char *name)
+{
+    trlat_resolve_glibc_dlsym();
+    return trlat_next_dlsym ? trlat_next_dlsym(handle, name) : NULL;
+}
+
+/* The definition after trlat's in the global scope, or NULL without the
+ * error a failed lookup leaves for dlerror(): trlat's lookups made inside
+ * the program's calls leave its dlerror() as it was (a dl* call that
+ * succeeds clears it). */
+static void *next_definition(const char *name)
+{
+    void *p = trlat_real_dlsym(RTLD_NEXT, name);
+    if (!p)
+        dlerror();
+    return p;
 }
 
 static void *_Atomic libcuda;
@@ -64,7 +92,13 @@ void *trlat_libcuda_sym(const char *name)
 
 void *trlat_real_resolve(enum trlat_fn fn)
 {
-    void *p = trlat_libcuda_sym(trlat_fn_names[fn]);
+    /* What the program's own calls by name would reach without trlat: the
+     * next definition (a driver shim preloaded after trlat, a libcuda in
+     * the global scope), else the libcuda loaded (dlopen'ed locally, as
+     * Triton's). */
+    void *p = next_definition(trlat_fn_names[fn]);
+    if (!p)
+        p = trlat_libcuda_sym(trlat_fn_names[fn]);
     if (!p) {
         static atomic_flag once;
         trlat_log_once(&once, "%s called but no libcuda in the process exports it; returning CUDA_ERROR_NOT_INITIALIZED",

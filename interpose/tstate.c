@@ -3,6 +3,7 @@
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/names.h"
+#include "interpose/trace.h"
 #include "interpose/trlat.h"
 
 #include <pthread.h>
@@ -41,6 +42,7 @@ static void on_thread_exit(void *p)
 void trlat_tstate_init(void)
 {
     pthread_key_create(&exit_key, on_thread_exit);
+    trlat_trace_init();
 }
 
 void trlat_tstate_after_fork_child(void)
@@ -53,6 +55,7 @@ void trlat_tstate_after_fork_child(void)
     atomic_store(&nstates, 0);
     trlat_tls = NULL;
     pthread_setspecific(exit_key, NULL);
+    trlat_trace_after_fork_child();
 }
 
 static struct trlat_tstate *new_state(void)
@@ -62,11 +65,6 @@ static struct trlat_tstate *new_state(void)
     if (!ts)
         return NULL;
     memset(ts, 0, sizeof *ts);
-    long trace = trlat_config(TRLAT_OPT_TRACE);
-    if (trace > 0) {
-        ts->events = calloc((size_t)trace, sizeof *ts->events);
-        ts->ev_cap = ts->events ? (uint32_t)trace : 0;
-    }
     struct trlat_tstate *head = atomic_load(&all_states);
     do
         ts->next = head;
@@ -92,7 +90,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
         ts->py_launches = 0;
         ts->py_k = NULL;
         ts->py_rec = NULL;
-        ts->hooks_wanted = 0;
+        ts->divert = 0; /* hooks_wanted, in_launch */
         ts->cur_t0 = 0;
     } else if (!(ts = new_state())) {
         static atomic_flag once;
@@ -105,8 +103,8 @@ struct trlat_tstate *trlat_tstate_slow(void)
      * exchange; a reused state was there) and both sides OR their bits in:
      * trlat_tstate_slow_all sets slow_all first, then walks the list, so
      * one of the two sees the other */
-    __atomic_fetch_or(&ts->slow, (ts->native_sites || ts->ev_cap ? TRLAT_SLOW_THREAD : 0) | atomic_load(&slow_all),
-                      __ATOMIC_SEQ_CST);
+    uint32_t slow = ts->native_sites || trlat_trace_on() ? TRLAT_SLOW_THREAD : 0;
+    __atomic_fetch_or(&ts->slow, slow | atomic_load(&slow_all), __ATOMIC_SEQ_CST);
     trlat_tls = ts;
     pthread_setspecific(exit_key, ts);
     return ts;

@@ -54,15 +54,6 @@ struct trlat_chunk {
     struct trlat_kslot slots[TRLAT_CHUNK_SLOTS];
 };
 
-/* One launch as kept for TRLAT_TRACE. */
-struct trlat_event {
-    uint64_t t0, t1, py_t0; /* ticks; py_t0 0 when not from Python */
-    void *func;
-    void *stream;
-    uint64_t corr;          /* trlat_launch_corr(t0) when CUPTI's callback took the launch, 0 if not */
-    uint32_t grid[3], block[3];
-};
-
 /* One launch as the launch path writes it: the fold turns a batch of these
  * into the slot statistics (driver = t1 - t0, gap = t0 - previous t1), so
  * that a launch writes one sequential record instead of the scattered
@@ -135,9 +126,20 @@ struct trlat_tstate {
      * TRLAT_SLOW_THREAD (native sites, trace events), TRLAT_SLOW_HOOKS (an
      * installed launch hook set wants every launch of every thread). */
     uint32_t slow;
-    /* Non-zero while the thread wants its launches through the launch hooks
-     * (interpose/launch.h: trlat_launch_hooks_want). */
-    uint32_t hooks_wanted;
+    union {
+        struct {
+            /* Non-zero while the thread wants its launches through the
+             * launch hooks (interpose/launch.h: trlat_launch_hooks_want). */
+            uint16_t hooks_wanted;
+            /* 1 while the thread is inside a launch wrapper's driver call: a
+             * launch wrapper entered then (a driver shim calling another
+             * exported launch entry point) forwards without recording, so
+             * that the program's launch is counted once, by the outermost. */
+            uint8_t in_launch;
+            uint8_t unused;
+        };
+        uint32_t divert; /* either of them: the launch leaves the common path */
+    };
     /* Set by the Python hook (fastpath/) around a Triton call: the call's
      * entry time in ticks (TRLAT_PY_UNTIMED: open, its launches not timed)
      * and its site (with a weight: trlat_rec_site); py_launches counts the
@@ -176,11 +178,6 @@ struct trlat_tstate {
     /* slots, published for the fold: append-only list */
     struct trlat_chunk *_Atomic chunks;
     struct trlat_chunk *tail;
-
-    /* TRLAT_TRACE ring, NULL when off */
-    struct trlat_event *events;
-    _Atomic uint64_t ev_next;
-    uint32_t ev_cap;
 
     uint32_t tid;
     struct trlat_rec recs[TRLAT_REC_BATCH];
@@ -338,7 +335,7 @@ void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind);
 /* Iterates over every slot of every thread (the fold; not on the launch path). */
 typedef void (*trlat_slot_fn)(const struct trlat_tstate *ts, const struct trlat_kslot *k, void *arg);
 void trlat_tstate_foreach(trlat_slot_fn fn, void *arg);
-/* Iterates over every thread (events). */
+/* Iterates over every thread. */
 void trlat_tstate_foreach_thread(void (*fn)(const struct trlat_tstate *ts, void *arg), void *arg);
 /* Makes every thread's launches, present and future, take the slow variant
  * (TRLAT_SLOW_HOOKS: a launch hook set that wants them all). */

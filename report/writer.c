@@ -3,6 +3,7 @@
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/names.h"
+#include "interpose/trace.h"
 #include "interpose/trlat.h"
 #include "report/demangle.h"
 #include "report/json.h"
@@ -153,52 +154,53 @@ static void kernel_json(struct trlat_json *j, struct trlat_kstats *k, int has_gp
     trlat_json_end_obj(j);
 }
 
-/* Launch events of all threads, the newest TRLAT_TRACE of them, by time. */
+/* Launch events, the newest TRLAT_TRACE of the process, by time. Sorted as
+ * 16-byte keys (an event's time and sequence word), each event read again
+ * from the ring when written: the report adds 16 bytes per event, not a
+ * copy of the ring. */
 struct ev {
-    const struct trlat_event *e;
-    uint32_t tid;
+    uint64_t t0, seq;
 };
 struct ev_list {
     struct ev *v;
     size_t n, cap;
 };
 
-static void collect_events(const struct trlat_tstate *ts, void *arg)
+static void collect_events(const struct trlat_event *e, void *arg)
 {
     struct ev_list *l = arg;
-    uint64_t next = atomic_load_explicit(&((struct trlat_tstate *)ts)->ev_next, memory_order_acquire);
-    uint64_t n = next < ts->ev_cap ? next : ts->ev_cap;
-    for (uint64_t i = next - n; i < next; i++) {
-        if (l->n == l->cap) {
-            size_t cap = l->cap ? l->cap * 2 : 1024;
-            struct ev *v = realloc(l->v, cap * sizeof *v);
-            if (!v)
-                return;
-            l->v = v;
-            l->cap = cap;
-        }
-        l->v[l->n++] = (struct ev){&ts->events[i % ts->ev_cap], ts->tid};
-    }
+    if (l->n < l->cap) /* the ring holds no more than counted, unless it lapped meanwhile */
+        l->v[l->n++] = (struct ev){e->t0, atomic_load_explicit(&e->seq, memory_order_relaxed)};
 }
 
 static int by_time(const void *a, const void *b)
 {
     const struct ev *x = a, *y = b;
-    return x->e->t0 < y->e->t0 ? -1 : x->e->t0 > y->e->t0;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static void events_json(struct trlat_json *j, struct trlat_fold *f)
 {
     trlat_json_arr(j, "events");
     struct ev_list l = {0};
-    trlat_tstate_foreach_thread(collect_events, &l);
+    l.cap = (size_t)trlat_trace_count();
+    l.v = l.cap ? malloc(l.cap * sizeof *l.v) : NULL;
+    if (l.cap && !l.v)
+        trlat_log("out of memory for the report's %zu trace events; none written", l.cap);
+    if (l.v)
+        trlat_trace_foreach(collect_events, &l);
     if (l.n)
         qsort(l.v, l.n, sizeof *l.v, by_time);
     size_t keep = (size_t)trlat_config(TRLAT_OPT_TRACE);
     size_t from = l.n > keep ? l.n - keep : 0;
-    uint64_t first_ns = from < l.n ? trlat_ticks_to_time(l.v[from].e->t0) : 0;
+    uint64_t first_ns = from < l.n ? trlat_ticks_to_time(l.v[from].t0) : 0;
     for (size_t i = from; i < l.n; i++) {
-        const struct trlat_event *e = l.v[i].e;
+        struct trlat_event ev;
+        if (!trlat_trace_get(l.v[i].seq, &ev))
+            continue; /* overwritten by a newer launch since */
+        const struct trlat_event *e = &ev;
         char buf[48];
         const char *name = trlat_names_get(e->func);
         char *readable = trlat_demangle(name);
@@ -210,7 +212,7 @@ static void events_json(struct trlat_json *j, struct trlat_fold *f)
         }
         trlat_json_obj(j, NULL);
         trlat_json_str(j, "kind", "launch");
-        trlat_json_u64(j, "tid", l.v[i].tid);
+        trlat_json_u64(j, "tid", e->tid);
         trlat_json_str(j, "kernel", name);
         trlat_json_u64(j, "start_ns", trlat_ticks_to_time(e->t0));
         trlat_json_u64(j, "end_ns", trlat_ticks_to_time(e->t1));

@@ -12,6 +12,7 @@ LIB_C_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/obj/%.o)
 BINS     := $(TB)/bin/launcher $(TB)/bin/scale $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so
 BINS     += $(TB)/lib/libfaultyio.so
+BINS     += $(TB)/bin/tracemem $(TB)/lib/libdlsymwrap.so
 
 $(FAKE): tests/fake/fake_cuda.c
 	@mkdir -p $(dir $@)
@@ -21,6 +22,10 @@ $(FAKE): tests/fake/fake_cuda.c
 $(TB)/bin/launcher: tests/integration/launcher.c $(FAKE)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread -ldl
+
+$(TB)/bin/tracemem: tests/integration/tracemem.c $(FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread
 
 $(TB)/bin/scale: tests/integration/scale.c $(FAKE)
 	@mkdir -p $(dir $@)
@@ -42,6 +47,11 @@ $(TB)/lib/libmallocwrap.so: tests/integration/mallocwrap.c
 $(TB)/lib/libfaultyio.so: tests/integration/faultyio.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -o $@ $<
+
+# -O2: its RTLD_NEXT lookups are tail calls (the caller's return address stays)
+$(TB)/lib/libdlsymwrap.so: tests/integration/dlsymwrap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O2 -fPIC -shared -o $@ $< -ldl -lpthread
 
 # Unit tests link the library's objects directly (hidden symbols included),
 # once as built and once with ASan and UBSan.
@@ -106,3 +116,21 @@ $(TB)/gpu/libcupti_min.so: tests/gpu/cupti_min.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I. -I$(CUDA_HOME)/include -fPIC -shared -o $@ $< -ldl -lpthread
 gpu-build: $(TB)/gpu/libcupti_min.so
+# Driver shims whose launch entry point calls another one by name
+# (tests/integration/nestshim.c): preloaded after trlat, and installed as
+# libcuda.so.1 in front of the fake driver (renamed libfakecuda.so).
+NEST := $(TB)/nestshim
+NEST_LIBS := $(TB)/lib/libnestshim_ptsz.so $(TB)/lib/libnestshim_legacy.so
+NEST_CUDA := $(NEST)/ptsz/libcuda.so.1 $(NEST)/legacy/libcuda.so.1
+$(NEST_LIBS): $(TB)/lib/libnestshim_%.so: tests/integration/nestshim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(if $(filter ptsz,$*),-DNEST_PTSZ) -fPIC -shared -o $@ $<
+$(NEST)/libfakecuda.so: tests/fake/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libfakecuda.so -Wl,-Bsymbolic-functions \
+	  -o $@ $< -lpthread
+$(NEST_CUDA): $(NEST)/%/libcuda.so.1: tests/integration/nestshim.c $(NEST)/libfakecuda.so
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(if $(filter ptsz,$*),-DNEST_PTSZ) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< \
+	  -L$(abspath $(NEST)) -Wl,-rpath,$(abspath $(NEST)) -Wl,--no-as-needed -lfakecuda
+test-build: $(NEST_LIBS) $(NEST_CUDA)

@@ -19,6 +19,8 @@
 
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                         void **, void **);
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void **, void **);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *, CUfunction, void **, void **);
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 unsigned long fake_cuda_calls(const char *entry);
@@ -184,6 +186,8 @@ int main(int argc, char **argv)
 
     if (!strcmp(mode, "direct")) {
         rc = loop_lk(cuLaunchKernel, get("direct_kernel"));
+    } else if (!strcmp(mode, "direct_ptsz")) {
+        rc = loop_lk(cuLaunchKernel_ptsz, get("direct_ptsz_kernel"));
     } else if (!strcmp(mode, "direct_ex")) {
         rc = loop_lkex(cuLaunchKernelEx, get("direct_ex_kernel"));
     } else if (!strcmp(mode, "dlsym")) {
@@ -199,6 +203,7 @@ int main(int argc, char **argv)
         /* everything else is glibc's answer */
         printf("dlsym(nonexistent) = %p\n", dlsym(h, "cuNoSuchFunction"));
         printf("dlerror set: %d\n", dlerror() != NULL);
+        printf("dlsym(cuLaunchCooperativeKernel) %s\n", dlsym(h, "cuLaunchCooperativeKernel") ? "found" : "NULL");
     } else if (!strcmp(mode, "procaddr") || !strcmp(mode, "procaddr_ptds") || !strcmp(mode, "procaddr_v1")) {
         void *h = dlopen("libcuda.so.1", RTLD_NOW);
         int ptds = !strcmp(mode, "procaddr_ptds");
