@@ -42,16 +42,19 @@ UNWIND_FLAGS := -DTRLAT_HAVE_UNWIND=1 -isystem $(dir $(UNWIND_INC))
 UNWIND_LIBS := -Wl,--exclude-libs,ALL $(UNWIND_A)
 endif
 
-LIB_SRCS := $(filter-out $(LIB_EXCLUDE),$(wildcard interpose/*.c) $(wildcard fastpath/*.c) $(filter-out report/cli_%,$(wildcard report/*.c)))
+# The library's parts and the CLI's (README's layout table).
+LIB_DIRS := interpose interpose/cupti interpose/python fastpath fastpath/torch report
+LIB_SRCS := $(filter-out $(LIB_EXCLUDE),$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+LIB_HDRS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.h))
 LIB_ASM  := $(wildcard interpose/*.S)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
-CLI_SRCS := $(wildcard report/cli_*.c)
+CLI_SRCS := $(wildcard report/cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_LIBS := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
 
 all: $(BUILD)/libtrlat.so $(BUILD)/trlat
 
-$(BUILD)/obj/%.o: %.c $(wildcard interpose/*.h fastpath/*.h report/*.h)
+$(BUILD)/obj/%.o: %.c $(LIB_HDRS) $(wildcard report/cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) $(LTO) $(UNWIND_FLAGS) -MMD -c $< -o $@
 
@@ -71,7 +74,10 @@ $(BUILD)/libtrlat.so: $(LIB_OBJS) interpose/exports.map
 # Python that libtrlat.so reads by absolute path from <libdir>/share/trlat:
 # the Python hook's installer and the fast path's grid analysis.
 SHARE_PY := $(BUILD)/share/trlat/pyhook.py $(BUILD)/share/trlat/gridcheck.py
-$(BUILD)/share/trlat/%.py: fastpath/%.py
+$(BUILD)/share/trlat/pyhook.py: interpose/python/pyhook.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(BUILD)/share/trlat/gridcheck.py: fastpath/gridcheck.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 $(BUILD)/libtrlat.so: | $(SHARE_PY)

@@ -9,7 +9,7 @@
 #include "interpose/log.h"
 #include "interpose/names.h"
 #include "interpose/real.h"
-#include "report/safefile.h"
+#include "interpose/safefile.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

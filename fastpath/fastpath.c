@@ -6,10 +6,10 @@
 #include "fastpath/fastpath.h"
 #include "fastpath/fp_py.h"
 #include "fastpath/phases.h"
-#include "fastpath/pyhook.h"
+#include "interpose/python/pyhook.h"
 #include "interpose/config.h"
 #include "interpose/log.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 #include "report/writer.h"
 
 #include <stdlib.h>
@@ -114,10 +114,10 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
     }
     int r = L->bad;
     if (!r && c->warmup)
-        r = FP_R_WARMUP + 1;
+        r = FP_R_WARMUP;
     if (!r && L->skip) {
         L->skip--;
-        r = FP_R_BACKOFF + 1;
+        r = FP_R_BACKOFF;
     }
     if (!r)
         r = fp_guards(L, c->getitem);
@@ -137,7 +137,7 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
         r = fp_call_key_build(c);
     }
     if (r) {
-        *reason = r - 1;
+        *reason = r;
         return FP_FALLBACK;
     }
     e = fp_memo_find(&fp_memo, &c->key);

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-typedef struct _object PyObject; /* opaque: Python's C API is reached via fastpath/pyapi.h */
+typedef struct _object PyObject; /* opaque: Python's C API is reached via interpose/python/pyapi.h */
 
 /* For each JITFunction.run(self, *args, grid=..., warmup=..., **kwargs) call
  * the hook sees, before Triton runs. Returns a new reference to the result

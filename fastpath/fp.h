@@ -22,6 +22,7 @@
  * counted once: a hit, a miss (captured or not), or one of these. The
  * nomemo_* reasons count misses whose launch could not be memoized. */
 #define FP_REASONS(X)                                                          \
+    X(NONE, "none")                     /* no reason: 0, not a fallback */     \
     X(PRE_RUN_HOOKS, "pre_run_hooks")   /* JITFunction.pre_run_hooks set */    \
     X(LAUNCH_HOOKS, "launch_hooks")     /* knobs.runtime.launch_*_hook set */  \
     X(WARMUP, "warmup")                 /* warmup=True */                      \

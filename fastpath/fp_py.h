@@ -7,7 +7,7 @@
 #define TRLAT_FP_PY_H
 
 #include "fastpath/fp.h"
-#include "fastpath/pyapi.h"
+#include "interpose/python/pyapi.h"
 
 #define FP_TYPE(o) (((const struct trlat_pyhead *)(o))->type)
 #define FP_PY_NE 3 /* Py_NE */

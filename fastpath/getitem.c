@@ -9,7 +9,7 @@
  * subclass, a fast path that is off) go through the original lambda. */
 #include "fastpath/fp_py.h"
 #include "fastpath/phases.h"
-#include "fastpath/pyhook.h"
+#include "interpose/python/pyhook.h"
 #include "interpose/clock.h"
 #include "interpose/log.h"
 #include "interpose/tstate.h"

@@ -17,7 +17,7 @@
  * slot). TRLAT_FASTPATH=verify calls the grid as well and compares
  * (grid.c). Everything runs with the GIL held. */
 #include "fastpath/fp_py.h"
-#include "fastpath/sharefile.h"
+#include "interpose/python/sharefile.h"
 #include "interpose/log.h"
 
 #include <limits.h>

@@ -43,7 +43,7 @@ static int hook_state(PyObject *rt, PyObject *name, PyObject **calls)
 {
     PyObject *h = fp_getattr(rt, name);
     if (!h)
-        return FP_R_KNOBS + 1;
+        return FP_R_KNOBS;
     int r = 0;
     if (h == fpy.o_none) {
         *calls = NULL;
@@ -51,9 +51,9 @@ static int hook_state(PyObject *rt, PyObject *name, PyObject **calls)
         fp_watch_dict_of(h);
         *calls = fp_getattr(h, fpy.s_calls);
         if (!*calls || FP_TYPE(*calls) != fpy.t_list)
-            r = FP_R_LAUNCH_HOOKS + 1;
+            r = FP_R_LAUNCH_HOOKS;
     } else {
-        r = FP_R_LAUNCH_HOOKS + 1; /* a hook function set directly (a profiler) */
+        r = FP_R_LAUNCH_HOOKS; /* a hook function set directly (a profiler) */
     }
     PY(Py_DecRef)(h);
     return r;
@@ -71,7 +71,7 @@ static int knobs_read(void)
     PyObject *comp = fp_getattr(fpy.knobs_mod, fpy.s_compilation);
     int r = 0;
     if (!rt || !comp) {
-        r = FP_R_KNOBS + 1;
+        r = FP_R_KNOBS;
         goto out;
     }
     fp_watch_dict_of(rt);
@@ -81,7 +81,7 @@ static int knobs_read(void)
     K.rt_debug = fp_getattr(rt, fpy.s_debug);
     K.instr = fp_getattr(comp, fpy.s_instrumentation_mode);
     if (!K.rt_debug || !K.instr || FP_TYPE(K.instr) != fpy.t_str) {
-        r = FP_R_KNOBS + 1;
+        r = FP_R_KNOBS;
         goto out;
     }
     if ((r = hook_state(rt, fpy.s_launch_enter_hook, &K.enter_calls)) ||
@@ -99,7 +99,7 @@ static int knobs_read(void)
         PY(Py_DecRef)(active);
     }
     if (!K.get_device || !K.get_stream) {
-        r = FP_R_DEVICE + 1;
+        r = FP_R_DEVICE;
         goto out;
     }
     /* torch.cuda.current_device() is `_lazy_init(); return
@@ -161,13 +161,13 @@ static int layout_read(struct fp_layout *L)
     L->dcaches = fp_getattr(L->jitfn, fpy.s_device_caches); /* a defaultdict */
     L->jdebug = fp_getattr(L->jitfn, fpy.s_debug);
     if (!L->prh || !L->ugv || FP_TYPE(L->ugv) != fpy.t_dict || !L->dcaches || !L->jdebug)
-        return FP_R_KNOBS + 1;
+        return FP_R_KNOBS;
     fp_watch_dict(L->dcaches);
     PyObject *ps = fp_getattr(L->jitfn, fpy.s_params);
     if (ps)
         PY(Py_DecRef)(ps);
     if (ps != L->params_obj)
-        return FP_R_KNOBS + 1; /* params replaced since the layout was read */
+        return FP_R_KNOBS; /* params replaced since the layout was read */
     return 0;
 }
 
@@ -239,13 +239,13 @@ int fp_guards(struct fp_layout *L, int getitem)
     if (L->greason)
         return L->greason;
     if (getitem && !L->run_hooked)
-        return FP_R_CLASS + 1;
+        return FP_R_CLASS;
     if (trlat_py_size(L->prh) != 0) /* exact lists (layout_read, hook_state) */
-        return FP_R_PRE_RUN_HOOKS + 1;
+        return FP_R_PRE_RUN_HOOKS;
     if ((K.enter_calls && trlat_py_size(K.enter_calls) != 0) || (K.exit_calls && trlat_py_size(K.exit_calls) != 0))
-        return FP_R_LAUNCH_HOOKS + 1;
+        return FP_R_LAUNCH_HOOKS;
     if (!globals_unchanged(L->ugv))
-        return FP_R_GLOBALS + 1;
+        return FP_R_GLOBALS;
     return 0;
 }
 

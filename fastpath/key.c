@@ -1,5 +1,5 @@
 /* The key's Python-free half: bytes, hash, and Triton 3.6's specialization
- * classes for the values the key describes (fastpath/args.c extracts them
+ * classes for the values the key describes (fastpath/key_args.c extracts them
  * from Python objects). */
 #include "fastpath/fp.h"
 

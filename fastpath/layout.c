@@ -37,41 +37,41 @@ static int is_named(PyObject *s, const char *text)
     return r == 0;
 }
 
-/* 0, or a reason + 1 that every call of this function falls back for. */
+/* FP_R_NONE, or the reason every call of this function falls back for. */
 static int read_params(struct fp_layout *L)
 {
     PyObject *ps = L->params_obj;
     if (!ps || FP_TYPE(ps) != fpy.t_list)
-        return FP_R_KNOBS + 1;
+        return FP_R_KNOBS;
     Py_ssize_t n = PY(PyList_Size)(ps);
     if (n < 0 || n > FP_MAX_ARGS)
-        return FP_R_ARGTYPE + 1;
+        return FP_R_ARGTYPE;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *kp = PY(PyList_GetItem)(ps, i);
         struct fp_param *p = &L->p[i];
         PyObject *name = fp_getattr(kp, fpy.s_name);
         if (!name || FP_TYPE(name) != fpy.t_str)
-            return FP_R_KNOBS + 1;
+            return FP_R_KNOBS;
         p->name = name;
         L->n = (unsigned)i + 1; /* what the layout holds, for release */
         /* run() writes kwargs["debug"] and ["instrumentation_mode"] before
          * binding: a parameter of that name would be bound to them. */
         if (is_named(name, "debug") || is_named(name, "instrumentation_mode"))
-            return FP_R_BINDING + 1;
+            return FP_R_BINDING;
         int ce, dns, dnsa;
         if (truthy(kp, fpy.s_is_constexpr, &ce) || truthy(kp, fpy.s_dns, &dns) || truthy(kp, fpy.s_dnsa, &dnsa))
-            return FP_R_KNOBS + 1;
+            return FP_R_KNOBS;
         p->constexpr_ = (uint8_t)ce;
         p->dns = (uint8_t)dns;
         p->dnsa = (uint8_t)dnsa;
         PyObject *ann = fp_getattr(kp, fpy.s_annotation_type);
         if (!ann)
-            return FP_R_KNOBS + 1;
+            return FP_R_KNOBS;
         int has_ann = PY(PyObject_IsTrue)(ann);
         PY(Py_DecRef)(ann);
         if (has_ann < 0) {
             PY(PyErr_Clear)();
-            return FP_R_KNOBS + 1;
+            return FP_R_KNOBS;
         }
         p->annotated = (uint8_t)has_ann;
         /* the binder is `def dynamic_func(p0, p1=default_p1, ..., **options)`:
@@ -89,7 +89,7 @@ static int read_params(struct fp_layout *L)
         if (k != 1 || !dflt) {
             if (dflt)
                 PY(Py_DecRef)(dflt);
-            return FP_R_BINDING + 1;
+            return FP_R_BINDING;
         }
         if (dflt == fpy.o_empty)
             PY(Py_DecRef)(dflt);
@@ -117,7 +117,7 @@ static struct fp_layout *make(PyObject *jitfn)
     if (nm)
         PY(Py_DecRef)(nm);
     if (FP_TYPE(jitfn) != (void *)fpy.jit_cls) {
-        L->bad = FP_R_CLASS + 1; /* a subclass may run differently */
+        L->bad = FP_R_CLASS; /* a subclass may run differently */
         return L;
     }
     L->params_obj = fp_getattr(jitfn, fpy.s_params);

@@ -1,6 +1,6 @@
 /* trlat's small public API (exported as trlat_api_*). */
 #include "interpose/real.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 
 /* The real driver entry point trlat forwards `name` to (slot 0), or NULL.
  * For benchmarks that compare a direct driver call with trlat's wrapper in

@@ -3,7 +3,7 @@
  * next dlsym answered; 0 means "let the next dlsym answer", 1 "it answered
  * NULL". */
 #include "interpose/real.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 
 #include <dlfcn.h>
 

@@ -15,7 +15,7 @@
  * dlsym is made to be called from other libraries' constructors. */
 #include "interpose/log.h"
 #include "interpose/real.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 
 #include <dlfcn.h>
 #include <limits.h>

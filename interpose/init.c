@@ -6,7 +6,7 @@
 #include "interpose/log.h"
 #include "interpose/names.h"
 #include "interpose/signals.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 #include "interpose/tstate.h"
 
 #include <pthread.h>

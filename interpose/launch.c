@@ -18,7 +18,7 @@
 #include "interpose/clock.h"
 #include "interpose/real.h"
 #include "interpose/trace.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 #include "interpose/wrappers.h"
 
 #include <stdatomic.h>
@@ -41,7 +41,7 @@ int trlat_launch_add_hooks(const struct trlat_launch_hooks *h)
     return 0;
 }
 
-/* Native call site hook (fastpath/stacks.c when built with libunwind). */
+/* Native call site hook (interpose/native_site.c when built with libunwind). */
 __attribute__((weak)) uint64_t trlat_native_site(void *ret_addr)
 {
     return (uint64_t)(uintptr_t)ret_addr;

@@ -19,7 +19,7 @@
  * takes longer than the bound. The launch path never sees any of this. */
 #include "interpose/signals.h"
 #include "interpose/log.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -4,7 +4,7 @@
 #include "interpose/log.h"
 #include "interpose/names.h"
 #include "interpose/trace.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@ static pthread_key_t exit_key;
 static void on_thread_exit(void *p)
 {
     struct trlat_tstate *ts = p;
-    trlat_tstate_fold(ts);
+    trlat_tstate_drain(ts);
     pthread_mutex_lock(&list_lock);
     ts->next_free = free_states;
     free_states = ts;
@@ -196,7 +196,7 @@ found:
     return k;
 }
 
-void trlat_tstate_fold(struct trlat_tstate *ts)
+void trlat_tstate_drain(struct trlat_tstate *ts)
 {
     uint32_t n = ts->nrec;
     if (n == 0)

@@ -166,7 +166,7 @@ struct trlat_tstate {
     uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */
     uint64_t last_weight; /* that launch's weight bits (trlat_rec_site; 0: 1) */
     /* What this thread's outermost Python calls did (the hook's counts,
-     * summed over threads by its report section; fastpath/pyhook.h). */
+     * summed over threads by its report section; interpose/python/pyhook.h). */
     uint64_t py_calls[TRLAT_PY_CALL_KINDS];
     int native_sites; /* TRLAT_STACKS=1 */
 
@@ -241,7 +241,7 @@ static inline struct trlat_kslot *trlat_kslot_get(struct trlat_tstate *ts, void 
 }
 
 /* Folds the thread's pending records into its slots (the owner thread only). */
-void trlat_tstate_fold(struct trlat_tstate *ts);
+void trlat_tstate_drain(struct trlat_tstate *ts);
 
 /* Appends a launch (py_t0, site: struct trlat_rec; a py_t0 makes it the
  * Python call's first launch, ts->py_rec); folds when the batch is full. */
@@ -258,7 +258,7 @@ static inline __attribute__((always_inline)) void trlat_rec_add(struct trlat_tst
     if (py_t0)
         ts->py_rec = r;
     if (__builtin_expect(++ts->nrec == TRLAT_REC_BATCH, 0))
-        trlat_tstate_fold(ts);
+        trlat_tstate_drain(ts);
 }
 
 /* A copy of another thread's pending records (seqlock read; may come back

@@ -5,7 +5,7 @@
 #define TRLAT_WRAPPERS_H
 
 #include "interpose/cuda_api.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 
 #define TRLAT_WRAPPERS(name, body, PARAMS, ARGS)                                                 \
     TRLAT_EXPORT CUresult name(PARAMS)                                                           \

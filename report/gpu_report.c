@@ -1,8 +1,8 @@
-/* CUPTI's part of the report: moves the GPU fold into the report's fold
+/* CUPTI's part of the report: moves the GPU statistics into the report's fold
  * (per-kernel GPU time, launches seen only through CUPTI, starvation, GPU
  * busy time), adds a "gpu" object with the fold's own counters, and writes
  * the "gpu" and "starved" events for TRLAT_TRACE. */
-#include "interpose/cupti_session.h"
+#include "interpose/cupti/session.h"
 #include "interpose/log.h"
 #include "interpose/real.h"
 #include "report/demangle.h"
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Report entry of each GPU fold kernel, for the events (valid until the
+/* Report entry of each GPU statistics kernel, for the events (valid until the
  * report fold is freed). */
 static struct trlat_kstats **entry_of;
 static size_t nentries;
@@ -57,18 +57,18 @@ static void contribute(struct trlat_fold *f)
 {
     trlat_report_cupti_state = trlat_cupti_state();
     trlat_report_cupti_reason = trlat_cupti_reason();
-    struct trlat_gpu_fold *g = trlat_cupti_fold_lock();
+    struct trlat_gpu_stats *g = trlat_cupti_fold_lock();
     if (!g)
         return;
-    trlat_gpu_fold_drain(g);
-    trlat_gpu_fold_totals(g, &totals);
+    trlat_gpu_stats_drain(g);
+    trlat_gpu_stats_totals(g, &totals);
     have_totals = 1;
-    nentries = trlat_gpu_fold_count(g);
+    nentries = trlat_gpu_stats_count(g);
     entry_of = calloc(nentries ? nentries : 1, sizeof *entry_of);
     uint64_t records = 0, joined = 0;
     int launched_by_trlat = 0;
     for (size_t i = 0; i < nentries; i++) {
-        const struct trlat_gpu_kstat *gk = trlat_gpu_fold_at(g, i);
+        const struct trlat_gpu_kstat *gk = trlat_gpu_stats_at(g, i);
         joined += gk->driver + gk->other;
         records += gk->driver + gk->other + gk->unjoined;
         struct trlat_kstats *k = entry_for(f, gk->name);
@@ -147,11 +147,11 @@ static int by_start(const void *a, const void *b)
 
 static void write_events(struct trlat_json *j, struct trlat_fold *f, uint64_t first_ns)
 {
-    struct trlat_gpu_fold *g = trlat_cupti_fold_lock();
+    struct trlat_gpu_stats *g = trlat_cupti_fold_lock();
     if (!g)
         return;
     struct evs l = {0};
-    trlat_gpu_fold_events(g, collect, &l);
+    trlat_gpu_stats_events(g, collect, &l);
     trlat_cupti_fold_unlock();
     if (l.n)
         qsort(l.v, l.n, sizeof *l.v, by_start);

@@ -1,7 +1,7 @@
 #include "report/output.h"
 #include "interpose/config.h"
 #include "interpose/log.h"
-#include "report/safefile.h"
+#include "interpose/safefile.h"
 
 #include <errno.h>
 #include <limits.h>

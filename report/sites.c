@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-/* fastpath/stacks_text.c: "lib.so!symbol+0xoff" from the object's symbol
+/* report/native_site_text.c: "lib.so!symbol+0xoff" from the object's symbol
  * table (or dladdr), demangled. */
 const char *trlat_native_site_text(uint64_t id, char *buf, size_t len);
 

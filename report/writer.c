@@ -4,7 +4,7 @@
 #include "interpose/log.h"
 #include "interpose/names.h"
 #include "interpose/trace.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 #include "report/demangle.h"
 #include "report/json.h"
 #include "report/output.h"

@@ -60,9 +60,9 @@ done
 
 find "$W/obj" -name '*.o' -delete
 rm -f "$W/libtrlat.so"
-# interpose/modules.c without the profile: GCC warns, with no option to
+# interpose/handles.c without the profile: GCC warns, with no option to
 # silence it (and -Werror), about its untrained wrappers' clones
-make -s BUILD="$W" OPT=-O2 "$W/obj/interpose/modules.o"
+make -s BUILD="$W" OPT=-O2 "$W/obj/interpose/handles.o"
 make -s -j"$J" BUILD="$W" OPT="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" "$W/libtrlat.so"
 make -s -j"$J" BUILD="$B" "$B/share/trlat/pyhook.py" "$B/share/trlat/gridcheck.py"
 cp "$W/libtrlat.so" "$B/libtrlat.so"

@@ -1,5 +1,5 @@
-/* The C-level cost of the calls a fast-path hit makes (fastpath/args.c,
- * fastpath/torchcuda.c), in TSC ticks per call and ns: built and run by
+/* The C-level cost of the calls a fast-path hit makes (fastpath/key_args.c,
+ * fastpath/torch/torchcuda.c), in TSC ticks per call and ns: built and run by
  * scripts/probe_hit_ops.py on the GPU machine. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -55,7 +55,7 @@ $(TB)/lib/libdlsymwrap.so: tests/integration/dlsymwrap.c
 
 # Unit tests link the library's objects directly (hidden symbols included),
 # once as built and once with ASan and UBSan.
-$(BUILD)/san/obj/%.o: %.c $(wildcard interpose/*.h fastpath/*.h report/*.h)
+$(BUILD)/san/obj/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBFLAGS) $(UNWIND_FLAGS) $(SAN) -c $< -o $@
 
@@ -102,7 +102,7 @@ $(TB)/fake/libcupti_fake.so: tests/fake/fake_cupti.c $(FAKE)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -lpthread
 test-build: $(TB)/fake/libcupti_fake.so
-# torch's libc10_cuda.so as the fast path calls it (fastpath/torchcuda.c);
+# torch's libc10_cuda.so as the fast path calls it (fastpath/torch/torchcuda.c);
 # in a directory of its own: only the stand-in torch loads it, by path
 $(TB)/fake/c10/libc10_cuda.so: tests/fake/fake_c10.c
 	@mkdir -p $(dir $@)

@@ -7,9 +7,9 @@
  * Each input is loaded from memory and again from a file, read through a
  * window of CLI_TEXT_WINDOW bytes (run.sh builds this with 16): both must
  * give the same. */
-#include "report/cli.h"
-#include "report/cli_fmt.h"
-#include "report/cli_load.h"
+#include "report/cli/cli.h"
+#include "report/cli/fmt.h"
+#include "report/cli/load.h"
 
 #include <jansson.h>
 #include <stdint.h>

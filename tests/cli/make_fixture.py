@@ -356,7 +356,7 @@ def python_object(records, warmup=0, error=0, other=0, nested=0, version="3.6.0"
 
 
 def gpu_object(records, joined=True, dropped=0):
-    """The GPU fold's counters, as the library computes them (one device)."""
+    """The GPU statistics's counters, as the library computes them (one device)."""
     timed = [r for r in records if r["gpu"] is not None]
     dev = [r["dev_starved_iv"] for r in timed if r.get("dev_starved_iv")]
     return {"kernel_records": len(timed), "devices": 1,

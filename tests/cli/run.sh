@@ -554,7 +554,7 @@ test_fuzz() {
         return
     fi
     local srcs=() s
-    for s in "$root"/report/cli_*.c; do [ "$(basename "$s")" = cli_main.c ] || srcs+=("$s"); done
+    for s in "$root"/report/cli/*.c; do [ "$(basename "$s")" = main.c ] || srcs+=("$s"); done
     if ! clang -std=c11 -D_GNU_SOURCE -DCLI_TEXT_WINDOW=16 -I"$root" -g -O1 -fsanitize=fuzzer,address,undefined \
         -fno-sanitize-recover=undefined "$here/fuzz_load.c" "${srcs[@]}" -o "$tmp/fuzz_load" \
         $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm 2>"$tmp/err"; then

@@ -1,5 +1,5 @@
 /* A stand-in for the three functions of torch's libc10_cuda.so that the
- * fast path calls (fastpath/torchcuda.c), under their C++ names, and for
+ * fast path calls (fastpath/torch/torchcuda.c), under their C++ names, and for
  * the per-thread target device GetDevice answers first (a local TLS symbol
  * under torch's name, found only in this file's .symtab). The stand-in
  * torch (tests/fastpath/torch) loads it when FAKE_C10_LIB names it and

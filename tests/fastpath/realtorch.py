@@ -3,9 +3,9 @@
 # torch. tests/integration/test_fastpath.sh runs it when TRLAT_TORCH_PYTHON
 # names one, with the fast path off, on and in verify mode, and compares the
 # launches. Covers the direct calls of torch's getters and data_ptr
-# (fastpath/args.c), an instance attribute shadowing data_ptr, the type
+# (fastpath/key_args.c), an instance attribute shadowing data_ptr, the type
 # watcher that turns the direct calls off, and the tensors whose fields the
-# direct reader (fastpath/tensor_direct.c) must read exactly or refuse.
+# direct reader (fastpath/torch/tensor_direct.c) must read exactly or refuse.
 import os
 import sys
 

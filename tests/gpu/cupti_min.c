@@ -7,7 +7,7 @@
  * from trlat's:
  *   CUPTI_MIN_CALLBACK=1  an empty subscriber callback enabled on the same
  *                         driver launch functions as trlat's
- *                         (interpose/cupti_launches.h)
+ *                         (interpose/cupti/launches.h)
  *   CUPTI_MIN_TS=1        a timestamp callback like trlat's (TSC read,
  *                         scaled to ns since start: interpose/clock.h)
  *
@@ -17,7 +17,7 @@
  * stderr at exit (or why it could not start). */
 #include <cupti.h>
 
-#include "interpose/cupti_launches.h" /* the same list as trlat's */
+#include "interpose/cupti/launches.h" /* the same list as trlat's */
 
 #include <dlfcn.h>
 #include <stdatomic.h>

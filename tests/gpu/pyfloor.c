@@ -20,7 +20,7 @@ extern void *PyEval_SaveThread(void);
 extern void PyEval_RestoreThread(void *);
 
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
-struct c10_stream { /* c10::cuda::CUDAStream (fastpath/torchcuda.c) */
+struct c10_stream { /* c10::cuda::CUDAStream (fastpath/torch/torchcuda.c) */
     int8_t device_type, device_index;
     int64_t id;
 };

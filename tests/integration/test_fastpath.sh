@@ -92,7 +92,7 @@ print(sorted((x, len({n(b[x], m) - n(ka, m) for m in ("driver_ns", "py_to_driver
 PY
 )" "$(fpk direct 'sorted((k["name"], True) for k in r["kernels"])')"
 
-    # torch's C++ reads of the device and stream (fastpath/torchcuda.c)
+    # torch's C++ reads of the device and stream (fastpath/torch/torchcuda.c)
     # through a stand-in libc10_cuda.so kept in step with the stand-in
     # torch: used once both answers agree on a thread, following the
     # corpus's stream switches; an answer that differs turns it off for

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A process that SIGTERM, SIGINT, SIGHUP or SIGQUIT ends, or a Python
 # interpreter ending on an uncaught KeyboardInterrupt, writes its report and
-# ends exactly as without trlat (interpose/signals.c, fastpath/pyhook.py).
+# ends exactly as without trlat (interpose/signals.c, interpose/python/pyhook.py).
 . "$(dirname "$0")/lib.sh"
 SIGRUN=$ROOT/tests/integration/sigrun.py
 PROG=$ROOT/tests/integration/sigprog.py

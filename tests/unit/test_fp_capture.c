@@ -3,7 +3,7 @@
  * zero or several launches or for launches Triton's launcher would not
  * make; and the TRLAT_FASTPATH_LOG line. Runs on the fake driver. */
 #include "fastpath/fp.h"
-#include "fastpath/pyhook.h"
+#include "interpose/python/pyhook.h"
 #include "interpose/launch.h"
 #include "interpose/names.h"
 #include "report/fold.h"

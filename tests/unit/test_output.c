@@ -1,7 +1,7 @@
 #include "interpose/config.h"
 #include "report/json.h"
 #include "report/output.h"
-#include "report/safefile.h"
+#include "interpose/safefile.h"
 #include "tests/unit/check_main.h"
 
 #include <dirent.h>

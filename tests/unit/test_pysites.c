@@ -1,4 +1,4 @@
-#include "fastpath/pysites.h"
+#include "interpose/python/pysites.h"
 #include "tests/unit/check_main.h"
 
 #include <pthread.h>

@@ -5,7 +5,7 @@
  * Each case runs in a child of its own, where trlat starts; a module whose
  * finish takes a given time stands for the report writer. */
 #include "interpose/signals.h"
-#include "interpose/trlat.h"
+#include "interpose/lifecycle.h"
 #include "tests/unit/check_main.h"
 
 #include <errno.h>

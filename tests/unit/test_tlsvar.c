@@ -1,9 +1,9 @@
-/* fastpath/tlsvar.c on the stand-in libc10_cuda.so (tests/fake/fake_c10.c):
+/* fastpath/torch/tlsvar.c on the stand-in libc10_cuda.so (tests/fake/fake_c10.c):
  * its target device, a local TLS symbol only the .symtab names, is found
  * and its per-thread address is the one the library's own code writes
  * (fake_c10_set_device(d, 1) sets it on the calling thread only); not in a
  * stripped copy, nor under another name or size. */
-#include "fastpath/tlsvar.h"
+#include "fastpath/torch/tlsvar.h"
 #include "tests/unit/check_main.h"
 
 #include <dlfcn.h>

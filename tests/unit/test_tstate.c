@@ -1,7 +1,7 @@
 #include "interpose/clock.h"
 #include "interpose/names.h"
 #include "interpose/tstate.h"
-#include "fastpath/pyhook.h"
+#include "interpose/python/pyhook.h"
 #include "tests/unit/check_main.h"
 #include "report/fold.h"
 
@@ -188,13 +188,13 @@ START_TEST(sampled_call_returns_after_fold)
     ts->py_site |= (uint64_t)TRLAT_SAMPLE_EVERY << TRLAT_SITE_WEIGHT_SHIFT; /* as trlat_sample_hit */
     trlat_rec_add(ts, func, t + 100, t + 1100, ts->py_t0, ts->py_site);
     ts->py_launches++;
-    trlat_tstate_fold(ts); /* the call still open */
+    trlat_tstate_drain(ts); /* the call still open */
     ck_assert_ptr_nonnull(ts->py_k);
     ck_assert_uint_eq(trlat_pycall_close(ts, &saved), 1);
     trlat_pycall_open(ts, TRLAT_PY_UNTIMED, 55, &saved);
     trlat_rec_add(ts, func, 0, 0, ts->py_t0, ts->py_site);
     ts->py_launches++;
-    trlat_tstate_fold(ts);
+    trlat_tstate_drain(ts);
     ck_assert_uint_eq(trlat_pycall_close(ts, &saved), 1);
     struct trlat_fold *f = trlat_fold_build();
     struct trlat_kstats *k = trlat_fold_kernel(f, "eta");

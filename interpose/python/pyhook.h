@@ -1,0 +1,121 @@
+/* The Python hook around Triton's JITFunction.run (and Autotuner.run,
+ * Heuristics.run): what its files share. Everything here runs with the GIL
+ * held unless said otherwise. See docs/PYHOOK.md. */
+#ifndef TRLAT_PYHOOK_H
+#define TRLAT_PYHOOK_H
+
+#include "interpose/python/pyapi.h"
+#include "interpose/clock.h"
+#include "interpose/tstate.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* What a wrapper wraps (the `kind` given to _trlat_wrap). */
+enum trlat_pyhook_kind { TRLAT_PYHOOK_JIT = 0, TRLAT_PYHOOK_AUTOTUNER = 1, TRLAT_PYHOOK_HEURISTICS = 2,
+                         TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
+                         TRLAT_PYHOOK_KINDS };
+
+/* What the report's "python" object counts, per thread in ts->py_calls
+ * (written by the owner thread only: no locked instruction on a call, with
+ * or without a GIL) and summed over threads for the report; its outermost
+ * calls are the sum of all but the first (one increment per call). */
+enum trlat_pyhook_count {
+    TRLAT_PYC_NESTED = 0,       /* calls inside another hooked call */
+    TRLAT_PYC_ONE_LAUNCH,       /* outermost calls that launched once */
+    TRLAT_PYC_MULTI_LAUNCH,     /* ... several times (autotuning, ...) */
+    TRLAT_PYC_NO_LAUNCH_WARMUP, /* ... never: warmup=True */
+    TRLAT_PYC_NO_LAUNCH_ERROR,  /* ... never: raised */
+    TRLAT_PYC_NO_LAUNCH_OTHER,  /* ... never: returned without launching */
+    TRLAT_PYC_KINDS
+};
+_Static_assert(TRLAT_PYC_KINDS == TRLAT_PY_CALL_KINDS, "interpose/tstate.h's py_calls");
+static inline void trlat_pyhook_count(struct trlat_tstate *ts, enum trlat_pyhook_count c)
+{
+    TRLAT_WR(ts->py_calls[c], TRLAT_RD(ts->py_calls[c]) + 1);
+}
+
+/* The thread's outermost Python call, as the driver wrapper reads it
+ * (ts->py_t0, py_site, py_launches): opened by the run hook, or by the fast
+ * path's kernel[grid] launcher for a replay that never reaches run(). */
+struct trlat_pycall {
+    uint64_t site;
+    uint32_t launches;
+};
+/* A Python call's entry: its time, or TRLAT_PY_UNTIMED under
+ * TRLAT_TIMING=none (a call open, untimed: its launches' records have no
+ * times to subtract it from). */
+static inline uint64_t trlat_py_stamp(void)
+{
+    uint64_t t = trlat_stamp();
+    return t ? t : TRLAT_PY_UNTIMED;
+}
+static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint64_t site, struct trlat_pycall *saved)
+{
+    saved->site = ts->py_site;
+    saved->launches = ts->py_launches;
+    ts->py_site = site;
+    ts->py_launches = 0;
+    ts->py_k = NULL;
+    ts->py_rec = NULL;
+    ts->py_t0 = t0;
+}
+/* Closes it; returns the launches the call made. The time from the call's
+ * first launch's driver exit to here is that kernel's py_return_ns: written
+ * into the launch's record (ts->py_rec), or, when the record was folded
+ * meanwhile, added to its slot (py_k, py_t1). */
+static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct trlat_pycall *saved)
+{
+    uint32_t n = ts->py_launches;
+    if (ts->py_rec || ts->py_k) {
+        if (ts->py_t0 != TRLAT_PY_UNTIMED) { /* else nothing to time from */
+            uint64_t now = trlat_ticks();
+            if (ts->py_rec)
+                TRLAT_WR(ts->py_rec->ret, now);
+            else
+                trlat_stat_add_w_relaxed(&ts->py_k->ret, trlat_ticks_ns(now - ts->py_t1),
+                                         trlat_rec_weight(ts->py_site));
+        }
+        ts->py_rec = NULL;
+        ts->py_k = NULL;
+    }
+    ts->py_t0 = 0;
+    ts->py_site = saved->site;
+    ts->py_launches = saved->launches;
+    return n;
+}
+/* Counts an outermost call by what it did. */
+void trlat_pyhook_count_call(struct trlat_tstate *ts, uint32_t launches, int raised, int warmup);
+
+/* Hook state for the report. */
+extern const char *_Atomic trlat_pyhook_state; /* NULL: no Python seen; else "installed", ... */
+extern char trlat_pyhook_triton_version[32];
+extern char trlat_pyhook_reason[256];
+
+/* A wrapper of `orig` for kind: a descriptor that binds like a Python
+ * function (new reference), or NULL with a Python error set. For
+ * TRLAT_PYHOOK_GETITEM, None when no wrapper is wanted (the fast path puts
+ * its own kernel[grid] launcher in place). */
+PyObject *trlat_pyhook_wrap(PyObject *orig, int kind);
+
+/* Lets the __getitem__ wrapper make Triton's lambda itself (code: the
+ * lambda's code object; globals: the method's; self_first: the lambda's
+ * free variables are (self, grid), else (grid, self)). 0, or -1 when this
+ * Python lacks what it takes. */
+int trlat_pyhook_set_subscript_lambda(PyObject *code, PyObject *globals, int self_first);
+
+/* The site of the innermost Python frame that is not in the skipped package
+ * (Triton's): 0 when there is none. */
+uint64_t trlat_pyhook_caller_site(void);
+/* Whether call sites are read from the running interpreter frame (CPython
+ * 3.12, 3.13; pyhook_site.c): the reads that agreed before it switched on,
+ * 0 while it is not on. */
+unsigned trlat_pyhook_sites_direct(void);
+/* Frames whose code file starts with prefix are Triton's (copied). */
+void trlat_pyhook_set_skip_prefix(const char *prefix);
+
+/* Asks for the hook to be installed (or looked at again) soon, on Python's
+ * main thread. Any thread, GIL or not, cheap once there is nothing to do. */
+void trlat_pyhook_poke(void);
+
+#endif
