@@ -1,7 +1,7 @@
 /* Capture: the launch hook copies the block a Python call launched (the
  * CUfunction, the whole CUlaunchConfig with its attributes, the parameter
  * bytes sized by cuFuncGetParamInfo) into the thread's capture, which
- * trlat_fastpath_before set and trlat_fastpath_after reads. When no call is
+ * fp_before set and fp_after reads. When no call is
  * being captured the hook costs one thread-local load. Also writes the
  * TRLAT_FASTPATH_LOG launch log (debugging, the corpus's comparisons). */
 #include "fastpath/fp.h"

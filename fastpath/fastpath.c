@@ -1,6 +1,6 @@
-/* The launch memo behind fastpath.h: trlat_fastpath_before looks the call
+/* The launch memo behind fastpath.h: fp_before looks the call
  * up and replays on a hit; on a miss it marks the thread as capturing, and
- * trlat_fastpath_after stores the block the call launched (exactly one
+ * fp_after stores the block the call launched (exactly one
  * launch, a normal return, the kernel found in Triton's cache). Also the
  * module: options at start, counters in the report, fork. */
 #include "fastpath/fastpath.h"
@@ -10,13 +10,15 @@
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/lifecycle.h"
-#include "report/writer.h"
 
 #include <stdlib.h>
 
 struct fp_conf fp_conf;
 struct fp_memo fp_memo;
 static int forked;
+/* The memo started in this process or the one it was forked from (a
+ * forked child replays nothing, and reports its zeroed counters). */
+static int started;
 
 struct fp_state {
     struct fp_call c;
@@ -363,18 +365,18 @@ static int ready(void)
     return 1;
 }
 
-int trlat_fastpath_prekeyed(PyObject *jitfn)
+static int fp_prekeyed(PyObject *jitfn)
 {
     const struct fp_prekey *pk = fp_prekey_tls;
     return pk && pk->jitfn == jitfn;
 }
 
-PyObject *trlat_fastpath_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state)
+static PyObject *fp_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state)
 {
     *state = NULL;
     if (!ready())
         return NULL;
-    if (trlat_fastpath_prekeyed(jitfn)) {
+    if (fp_prekeyed(jitfn)) {
         /* kernel[grid](...) through the C __getitem__, which keyed the call
          * and found no entry: capture it (or it counted a fallback) */
         struct fp_prekey *pk = fp_prekey_tls;
@@ -410,7 +412,7 @@ PyObject *trlat_fastpath_before(PyObject *jitfn, PyObject *args, PyObject *kwarg
     return k;
 }
 
-void trlat_fastpath_after(void *state, PyObject *result)
+static void fp_after(void *state, PyObject *result)
 {
     struct fp_state *st = state;
     if (!st)
@@ -429,15 +431,23 @@ void trlat_fastpath_after(void *state, PyObject *result)
     free(st);
 }
 
-int trlat_fastpath_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site)
+static int fp_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site)
 {
     const struct fp_prekey *pk = fp_prekey_tls;
-    if (!trlat_fastpath_prekeyed(jitfn) || !pk->t0)
+    if (!fp_prekeyed(jitfn) || !pk->t0)
         return 0;
     *t0 = pk->t0;
     *site = pk->site;
     return 1;
 }
+
+int trlat_fastpath_on(void)
+{
+    return started;
+}
+
+static const struct trlat_pymemo pymemo = {
+    .before = fp_before, .after = fp_after, .prekey_entry = fp_prekey_entry, .prekeyed = fp_prekeyed};
 
 /* ---- the module ---- */
 static void start(void)
@@ -456,8 +466,7 @@ static void start(void)
         if (fp_memo_init(&fp_memo, fp_conf.memo_cap)) {
             trlat_log("fast path: out of memory for the memo; every call runs through Triton");
         } else {
-            fp_conf.on = 1;
-            trlat_report_add_contributor(fp_stats_contribute);
+            fp_conf.on = started = 1;
             if (fp_conf.debug)
                 atexit(say_found);
         }
@@ -478,7 +487,8 @@ static void after_fork_child(void)
     found_keyed = 0;
 }
 
-static const struct trlat_module module = {.name = "fastpath", .start = start, .after_fork_child = after_fork_child};
+static const struct trlat_module module = {
+    .name = "fastpath", .start = start, .after_fork_child = after_fork_child, .pymemo = &pymemo};
 
 __attribute__((constructor)) static void register_module(void)
 {

@@ -335,9 +335,6 @@ static inline void fp_stat_reason(struct fp_stat *s, int r)
     if (s)
         s->reasons[r]++;
 }
-/* Adds the counters to the report's fold (a trlat_fold_contributor). */
-struct trlat_fold;
-void fp_stats_contribute(struct trlat_fold *f);
 void fp_stats_reset(void);
 /* Hits counted so far, all kernels. */
 uint64_t fp_stats_hits(void);

@@ -1,10 +1,11 @@
-/* The fast path's counters, per kernel name, for the report: hits, misses
- * and fallbacks by reason. Records are written with the GIL held (one
+/* The fast path's counters, per kernel name: hits, misses and fallbacks by
+ * reason (report/fastpath_section.c puts them in the report). Records are written with the GIL held (one
  * writer at a time) and read at exit; they are never freed, and their
  * number is bounded (past FP_STATS names everything counts as "(other)"). */
+#include "fastpath/fastpath.h"
 #include "fastpath/fp.h"
 #include "interpose/config.h"
-#include "report/fold.h"
+#include "interpose/tstate.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -58,54 +59,16 @@ uint64_t fp_stats_hits(void)
     return n;
 }
 
-static void add(struct trlat_kstats *k, const struct fp_stat *s)
-{
-    k->has_fastpath = 1;
-    k->fastpath.hits += TRLAT_RD(s->hits);
-    k->fastpath.misses += TRLAT_RD(s->misses);
-    for (int r = 0; r < FP_R_COUNT; r++) {
-        uint64_t c = TRLAT_RD(s->reasons[r]);
-        if (!c)
-            continue;
-        int i = 0;
-        while (i < k->fastpath.nreasons && strcmp(k->fastpath.reasons[i], fp_reason_names[r]) != 0)
-            i++;
-        if (i == k->fastpath.nreasons) {
-            if (i == (int)(sizeof k->fastpath.counts / sizeof k->fastpath.counts[0]))
-                continue; /* more distinct reasons than the report keeps */
-            k->fastpath.reasons[i] = fp_reason_names[r];
-            k->fastpath.nreasons++;
-        }
-        k->fastpath.counts[i] += c;
-    }
-}
-
-void fp_stats_contribute(struct trlat_fold *f)
+int trlat_fastpath_counts(unsigned i, struct trlat_fastpath_counts *out)
 {
     pthread_mutex_lock(&lock);
     unsigned n = nstats;
     pthread_mutex_unlock(&lock);
-    for (unsigned i = 0; i < n; i++) {
-        const struct fp_stat *s = stats[i];
-        uint64_t any = s->hits | s->misses;
-        for (int r = 0; r < FP_R_COUNT; r++)
-            any |= s->reasons[r];
-        if (!any)
-            continue; /* e.g. a JITFunction only ever seen before a fork */
-        struct trlat_kstats *k = trlat_fold_kernel(f, s->name);
-        if (k)
-            add(k, s);
-    }
-    uint64_t any = other.hits | other.misses;
-    for (int r = 0; r < FP_R_COUNT; r++)
-        any |= other.reasons[r];
-    if (any) {
-        struct trlat_kstats *k = trlat_fold_kernel(f, other.name);
-        if (k)
-            add(k, &other);
-    }
-    /* With the fast path on every kernel has the object (zeros for kernels
-     * Triton did not launch: docs/REPORT.md). */
-    for (size_t i = 0; i < f->n; i++)
-        f->k[i]->has_fastpath = 1;
+    if (i > n)
+        return 0;
+    const struct fp_stat *s = i < n ? stats[i] : &other;
+    *out = (struct trlat_fastpath_counts){.name = s->name, .hits = TRLAT_RD(s->hits), .misses = TRLAT_RD(s->misses),
+                                          .reasons = s->reasons, .reason_names = fp_reason_names,
+                                          .nreasons = FP_R_COUNT};
+    return 1;
 }

@@ -64,6 +64,7 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_OUTPUT] = {.name = "TRLAT_OUTPUT", .is_str = 1, .str_def = "trlat-%p.json"},
     [TRLAT_OPT_FP_LOG] = {.name = "TRLAT_FASTPATH_LOG", .is_str = 1},
     [TRLAT_OPT_REPORT_LIST] = {.name = "TRLAT_REPORT_LIST", .is_str = 1},
+    [TRLAT_OPT_CUPTI_LIB] = {.name = "TRLAT_CUPTI_LIB", .is_str = 1},
 };
 
 static const char *cupti_off_why; /* why the configuration turned CUPTI off, or NULL */

@@ -4,6 +4,8 @@
 #ifndef TRLAT_CONFIG_H
 #define TRLAT_CONFIG_H
 
+#include "interpose/format.h"
+
 #include <stdint.h>
 
 enum trlat_opt {
@@ -27,6 +29,7 @@ enum trlat_opt {
     TRLAT_OPT_OUTPUT,      /* the report's path template */
     TRLAT_OPT_FP_LOG,      /* the fast path's launch log, or NULL */
     TRLAT_OPT_REPORT_LIST, /* where each report's absolute path is appended, or NULL */
+    TRLAT_OPT_CUPTI_LIB,   /* libcupti to load, or NULL: searched */
     TRLAT_OPT_COUNT
 };
 
@@ -38,7 +41,6 @@ enum { TRLAT_FP_GIL_RELEASE = 0, TRLAT_FP_GIL_KEEP = 1 };
 enum { TRLAT_FP_TENSORS_FIELDS = 0, TRLAT_FP_TENSORS_GETTERS = 1 };
 enum { TRLAT_FP_GRID_CALL = 0, TRLAT_FP_GRID_EVAL = 1, TRLAT_FP_GRID_SKEW = 2 };
 
-#define TRLAT_TRACE_MAX 10000000
 #define TRLAT_FP_MEMO_MAX (1 << 20)
 
 /* Parses the environment (again). Called once at start and after fork. */

@@ -1,16 +1,9 @@
 /* Wrappers of the calls that produce function handles, feeding the name
  * registry: cuModuleGetFunction, cuLibraryGetKernel, cuKernelGetFunction. */
+#include "interpose/lifecycle.h"
 #include "interpose/names.h"
 #include "interpose/real.h"
 #include "interpose/wrappers.h"
-
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-/* A kernel handle was just made: the Python hook's cue (interpose/python/pyhook.c)
- * to look for Triton again. Not called with the driver's locks held. */
-__attribute__((weak)) void trlat_on_kernel_loaded(void)
-{
-}
 
 static inline __attribute__((always_inline)) CUresult module_get_function(enum trlat_fn fn, int slot, void *ret,
                                                                           CUfunction *out, CUmodule m, const char *name)
@@ -21,7 +14,7 @@ static inline __attribute__((always_inline)) CUresult module_get_function(enum t
     CUresult rc = real(out, m, name);
     if (rc == CUDA_SUCCESS && out && *out && trlat_active()) {
         trlat_names_add(*out, name);
-        trlat_on_kernel_loaded();
+        trlat_modules_kernel_loaded();
     }
     return rc;
 }
@@ -35,7 +28,7 @@ static inline __attribute__((always_inline)) CUresult library_get_kernel(enum tr
     CUresult rc = real(out, lib, name);
     if (rc == CUDA_SUCCESS && out && *out && trlat_active()) {
         trlat_names_add(*out, name);
-        trlat_on_kernel_loaded();
+        trlat_modules_kernel_loaded();
     }
     return rc;
 }

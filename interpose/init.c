@@ -13,9 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#define MAX_MODULES 8
-
-static const struct trlat_module *modules[MAX_MODULES];
+static const struct trlat_module *modules[TRLAT_MAX_MODULES];
 static int nmodules;
 static atomic_int state; /* 0: not started, 1: recording, -1: disabled */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -24,8 +22,23 @@ uint64_t trlat_start_ns;
 
 void trlat_module_register(const struct trlat_module *m)
 {
-    if (nmodules < MAX_MODULES)
+    if (nmodules < TRLAT_MAX_MODULES)
         modules[nmodules++] = m;
+    else
+        trlat_log("more than %d modules registered; %s is left out", TRLAT_MAX_MODULES, m->name);
+}
+
+const struct trlat_module *const *trlat_modules(int *n)
+{
+    *n = nmodules;
+    return modules;
+}
+
+void trlat_modules_kernel_loaded(void)
+{
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->kernel_loaded)
+            modules[i]->kernel_loaded();
 }
 
 static void at_exit(void)

@@ -15,6 +15,7 @@
  * inside another's driver call forwards unrecorded (ts->in_launch: two byte
  * stores around the driver call, tested with the slow variant's flags). */
 #include "interpose/launch.h"
+#include "interpose/native_site.h"
 #include "interpose/clock.h"
 #include "interpose/real.h"
 #include "interpose/trace.h"
@@ -22,8 +23,6 @@
 #include "interpose/wrappers.h"
 
 #include <stdatomic.h>
-
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 static const struct trlat_launch_hooks *hooks[TRLAT_MAX_HOOKS];
 static _Atomic int nhooks;
@@ -39,12 +38,6 @@ int trlat_launch_add_hooks(const struct trlat_launch_hooks *h)
     if (h->always) /* every thread's launches: its state says so (no global read per launch) */
         trlat_tstate_slow_all();
     return 0;
-}
-
-/* Native call site hook (interpose/native_site.c when built with libunwind). */
-__attribute__((weak)) uint64_t trlat_native_site(void *ret_addr)
-{
-    return (uint64_t)(uintptr_t)ret_addr;
 }
 
 static __attribute__((noinline)) void record_error(struct trlat_tstate *ts, void *func)

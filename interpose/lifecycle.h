@@ -1,8 +1,8 @@
 /* trlat's life cycle inside a process: started on the first CUDA call that
  * passes through a wrapper (never at load: a program that does not use CUDA
  * sees nothing of trlat), reset in a forked child, reported at exit. */
-#ifndef TRLAT_TRLAT_H
-#define TRLAT_TRLAT_H
+#ifndef TRLAT_LIFECYCLE_H
+#define TRLAT_LIFECYCLE_H
 
 #include <stdint.h>
 
@@ -13,8 +13,13 @@
  * call. */
 int trlat_active(void);
 
+struct trlat_pymemo; /* interpose/python/pyhook.h */
+
 /* A part of trlat with work at start, exit or fork (CUPTI, the Python hook,
- * the report writer). Modules register from a constructor (no work there);
+ * the fast path, the report writer), and the one way a lower part reaches a
+ * higher one (README's layout table): what a module offers is a member
+ * here, looked up through the table, never a weak symbol or a global
+ * function pointer. Modules register from a constructor (no work there);
  * `start` runs when trlat starts, in registration order; at exit every
  * module's `flush` runs (newest first), then every `finish` (the report
  * writer's writes the report). */
@@ -24,8 +29,18 @@ struct trlat_module {
     void (*flush)(void);
     void (*finish)(void);
     void (*after_fork_child)(void);
+    /* a kernel handle was just made (interpose/handles.c; the driver's
+     * locks not held): the Python hook's cue to look for Triton again */
+    void (*kernel_loaded)(void);
+    /* the fast path's side of a hooked Triton call, for the Python hook */
+    const struct trlat_pymemo *pymemo;
 };
+#define TRLAT_MAX_MODULES 8
 void trlat_module_register(const struct trlat_module *m);
+/* The registered modules, in registration order; *n of them. */
+const struct trlat_module *const *trlat_modules(int *n);
+/* Calls every module's kernel_loaded. */
+void trlat_modules_kernel_loaded(void);
 
 /* Runs the exit sequence now (flush, finish); at most once per process
  * (again in a forked child): a second call, or one while another thread

@@ -12,6 +12,7 @@
  * the table's size, new addresses are used as they are. libunwind is linked
  * statically with its symbols hidden (Makefile), so the process's own C++
  * unwinder is untouched. */
+#include "interpose/native_site.h"
 #include "interpose/log.h"
 
 #include <dlfcn.h>
@@ -112,5 +113,11 @@ uint64_t trlat_native_site(void *ret_addr)
     static atomic_flag once;
     trlat_log_once(&once, "more than %d native launch call sites; further ones are not unwound", CACHE_SIZE / 4 * 3);
     return ret;
+}
+#else
+/* Without libunwind the wrapper's return address is the site. */
+uint64_t trlat_native_site(void *ret_addr)
+{
+    return (uint64_t)(uintptr_t)ret_addr;
 }
 #endif

@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
 static int fn_for_symbol(const char *sym, int cuda_version, cuuint64_t flags)
 {
     int ptds = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;

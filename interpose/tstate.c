@@ -13,7 +13,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-const char *(*trlat_python_site_text)(uint64_t id, char *buf, unsigned long len);
 _Thread_local struct trlat_tstate *trlat_tls __attribute__((tls_model("initial-exec")));
 _Thread_local uint64_t trlat_sample_rng __attribute__((tls_model("initial-exec")));
 

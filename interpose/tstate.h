@@ -343,10 +343,6 @@ void trlat_tstate_slow_all(void);
 /* Number of thread states ever made (threads that launched). */
 unsigned trlat_tstate_count(void);
 
-/* Text of a Python site id ("file.py:42"), set by the Python hook; NULL
- * when none is installed. Called at report time. */
-extern const char *(*trlat_python_site_text)(uint64_t id, char *buf, unsigned long len);
-
 /* Setup, fork child reset. */
 void trlat_tstate_init(void);
 void trlat_tstate_after_fork_child(void);

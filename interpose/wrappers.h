@@ -4,6 +4,8 @@
 #ifndef TRLAT_WRAPPERS_H
 #define TRLAT_WRAPPERS_H
 
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 #include "interpose/cuda_api.h"
 #include "interpose/lifecycle.h"
 

@@ -1,18 +1,11 @@
 #include "report/fold.h"
 #include "interpose/clock.h"
+#include "interpose/hash.h"
 #include "interpose/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t hash_str(const char *s)
-{
-    size_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
 
 /* Rebuilds the name index at a size that keeps it at most half full for
  * n + 1 entries: the probe loops below end only on an empty slot. */
@@ -25,7 +18,7 @@ static int reindex(struct trlat_fold *f)
     if (!ix)
         return -1;
     for (size_t i = 0; i < f->n; i++) {
-        size_t h = hash_str(f->k[i]->name) & (cap - 1);
+        size_t h = (size_t)trlat_hash_str(f->k[i]->name) & (cap - 1);
         while (ix[h])
             h = (h + 1) & (cap - 1);
         ix[h] = i + 1;
@@ -39,7 +32,7 @@ static int reindex(struct trlat_fold *f)
 struct trlat_kstats *trlat_fold_kernel(struct trlat_fold *f, const char *name)
 {
     if (f->index_cap) {
-        for (size_t h = hash_str(name) & (f->index_cap - 1); f->index[h]; h = (h + 1) & (f->index_cap - 1))
+        for (size_t h = (size_t)trlat_hash_str(name) & (f->index_cap - 1); f->index[h]; h = (h + 1) & (f->index_cap - 1))
             if (strcmp(f->k[f->index[h] - 1]->name, name) == 0)
                 return f->k[f->index[h] - 1];
     }
@@ -59,7 +52,7 @@ struct trlat_kstats *trlat_fold_kernel(struct trlat_fold *f, const char *name)
         return NULL;
     }
     f->k[f->n++] = ks;
-    size_t h = hash_str(name) & (f->index_cap - 1);
+    size_t h = (size_t)trlat_hash_str(name) & (f->index_cap - 1);
     while (f->index[h])
         h = (h + 1) & (f->index_cap - 1);
     f->index[h] = f->n;

@@ -53,7 +53,7 @@ static void self_check(uint64_t records, uint64_t joined, int launched_by_trlat)
                           "kept, starvation is not computed", (unsigned long long)records);
 }
 
-static void contribute(struct trlat_fold *f)
+void trlat_gpu_section_fold(struct trlat_fold *f)
 {
     trlat_report_cupti_state = trlat_cupti_state();
     trlat_report_cupti_reason = trlat_cupti_reason();
@@ -97,7 +97,7 @@ static void contribute(struct trlat_fold *f)
                   (unsigned long long)totals.untimed);
 }
 
-static void section(struct trlat_json *j)
+void trlat_gpu_section(struct trlat_json *j)
 {
     if (!have_totals)
         return;
@@ -145,7 +145,7 @@ static int by_start(const void *a, const void *b)
     return x->kind < y->kind ? 1 : x->kind > y->kind ? -1 : 0; /* a starved interval before its kernel */
 }
 
-static void write_events(struct trlat_json *j, struct trlat_fold *f, uint64_t first_ns)
+void trlat_gpu_section_events(struct trlat_json *j, struct trlat_fold *f, uint64_t first_ns)
 {
     struct trlat_gpu_stats *g = trlat_cupti_fold_lock();
     if (!g)
@@ -179,11 +179,4 @@ static void write_events(struct trlat_json *j, struct trlat_fold *f, uint64_t fi
         trlat_json_end_obj(j);
     }
     free(l.v);
-}
-
-__attribute__((constructor)) static void register_gpu_report(void)
-{
-    trlat_report_add_contributor(contribute);
-    trlat_report_add_section(section);
-    trlat_report_add_event_writer(write_events);
 }

@@ -2,7 +2,7 @@
  * (docs/PYHOOK.md). null when no Python interpreter was seen. */
 #include "interpose/python/pyhook.h"
 #include "report/json.h"
-#include "report/writer.h"
+#include "report/sections.h"
 
 static void add_thread(const struct trlat_tstate *ts, void *arg)
 {
@@ -11,7 +11,7 @@ static void add_thread(const struct trlat_tstate *ts, void *arg)
         sum[i] += TRLAT_RD(ts->py_calls[i]);
 }
 
-static void python_json(struct trlat_json *j)
+void trlat_python_section(struct trlat_json *j)
 {
     const char *state = atomic_load(&trlat_pyhook_state);
     if (!state) {
@@ -36,9 +36,4 @@ static void python_json(struct trlat_json *j)
     trlat_json_u64(j, "other", other);
     trlat_json_end_obj(j);
     trlat_json_end_obj(j);
-}
-
-__attribute__((constructor)) static void register_python_json(void)
-{
-    trlat_report_add_section(python_json);
 }

@@ -7,5 +7,8 @@
 #include <stdint.h>
 
 const char *trlat_site_text(uint64_t id, int kind, char *buf, size_t len);
+/* A native site's text, "lib.so!symbol+0xoff" from the object's symbol
+ * table (or dladdr), demangled (report/native_site_text.c). */
+const char *trlat_native_site_text(uint64_t id, char *buf, size_t len);
 
 #endif

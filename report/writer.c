@@ -1,6 +1,7 @@
 #include "report/writer.h"
 #include "interpose/clock.h"
 #include "interpose/config.h"
+#include "interpose/format.h"
 #include "interpose/log.h"
 #include "interpose/names.h"
 #include "interpose/trace.h"
@@ -8,40 +9,15 @@
 #include "report/demangle.h"
 #include "report/json.h"
 #include "report/output.h"
+#include "report/sections.h"
 #include "report/sites.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_CONTRIB 4
-static trlat_fold_contributor contributors[MAX_CONTRIB];
-static int ncontrib;
-static trlat_event_writer event_writers[MAX_CONTRIB];
-static int nwriters;
 const char *trlat_report_cupti_state;
 const char *trlat_report_cupti_reason;
-
-void trlat_report_add_contributor(trlat_fold_contributor fn)
-{
-    if (ncontrib < MAX_CONTRIB)
-        contributors[ncontrib++] = fn;
-}
-
-void trlat_report_add_event_writer(trlat_event_writer fn)
-{
-    if (nwriters < MAX_CONTRIB)
-        event_writers[nwriters++] = fn;
-}
-
-static trlat_section_writer sections[MAX_CONTRIB];
-static int nsections;
-
-void trlat_report_add_section(trlat_section_writer fn)
-{
-    if (nsections < MAX_CONTRIB)
-        sections[nsections++] = fn;
-}
 
 static void stat_json(struct trlat_json *j, const char *key, const struct trlat_stat *s)
 {
@@ -235,8 +211,7 @@ static void events_json(struct trlat_json *j, struct trlat_fold *f)
         free(readable);
     }
     free(l.v);
-    for (int i = 0; i < nwriters; i++)
-        event_writers[i](j, f, first_ns);
+    trlat_gpu_section_events(j, f, first_ns);
     trlat_json_end_arr(j);
 }
 
@@ -267,7 +242,7 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
 
     trlat_json_begin(&j, out);
     trlat_json_obj(&j, NULL);
-    trlat_json_str(&j, "schema", "trlat-report/1");
+    trlat_json_str(&j, "schema", TRLAT_REPORT_SCHEMA);
     trlat_json_str(&j, "trlat_version", TRLAT_VERSION);
     trlat_json_str(&j, "hist_scheme", TRLAT_HIST_SCHEME);
     trlat_json_i64(&j, "pid", getpid());
@@ -315,8 +290,8 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     trlat_json_u64(&j, "dropped_records", f->dropped_records);
     trlat_json_u64(&j, "unnamed_launches", f->unnamed_launches);
     trlat_json_end_obj(&j);
-    for (int i = 0; i < nsections; i++)
-        sections[i](&j);
+    trlat_python_section(&j);
+    trlat_gpu_section(&j);
 
     trlat_json_arr(&j, "kernels");
     for (size_t i = 0; i < f->n; i++)
@@ -326,7 +301,7 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     trlat_json_end_obj(&j);
 }
 
-/* C++ kernels (PyTorch's) under readable names. Runs after the contributors
+/* C++ kernels (PyTorch's) under readable names. Runs after the sections' folds
  * joined CUPTI's records to the host's by the names both saw (mangled). */
 static void demangle_names(struct trlat_fold *f)
 {
@@ -361,8 +336,8 @@ static void finish(void)
         trlat_log("out of memory at exit; no report written");
         return;
     }
-    for (int i = 0; i < ncontrib; i++)
-        contributors[i](f);
+    trlat_gpu_section_fold(f);
+    trlat_fastpath_section_fold(f);
     demangle_names(f);
     trlat_fold_sort(f);
     uint64_t launches = 0;

@@ -1,4 +1,5 @@
 #include "interpose/cupti/gpu_stats.h"
+#include "interpose/hash.h"
 #include "interpose/cupti/corrmap.h"
 
 #include <stdlib.h>
@@ -65,14 +66,6 @@ void trlat_gpu_limits_default(struct trlat_gpu_limits *l)
         .api_cap = 1u << 16, .pending_cap = 1u << 14, .window = 1u << 15,
         .max_kernels = 4096, .max_streams = 4096, .events = 0,
     };
-}
-
-static uint32_t hash_str(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
 }
 
 static uint32_t pow2(uint32_t n)
@@ -161,7 +154,7 @@ static uint32_t kernel_index(struct trlat_gpu_stats *g, const char *name)
     uint32_t c = (uint32_t)(((uintptr_t)name >> 4) & (PTR_CACHE - 1));
     if (g->cache[c].p == name && strcmp(g->k[g->cache[c].kernel]->name, name) == 0)
         return g->cache[c].kernel;
-    uint32_t h = hash_str(name), i = UINT32_MAX;
+    uint32_t h = (uint32_t)trlat_hash_str(name), i = UINT32_MAX;
     for (uint32_t p = h & g->nmask; g->names[p]; p = (p + 1) & g->nmask)
         if (strcmp(g->k[g->names[p] - 1]->name, name) == 0) {
             i = g->names[p] - 1;
@@ -171,7 +164,7 @@ static uint32_t kernel_index(struct trlat_gpu_stats *g, const char *name)
         i = add_name(g, name, h);
     if (i == UINT32_MAX) { /* too many names, or no memory */
         if (!g->other)
-            g->other = add_name(g, OTHER_NAME, hash_str(OTHER_NAME)) + 1;
+            g->other = add_name(g, OTHER_NAME, (uint32_t)trlat_hash_str(OTHER_NAME)) + 1;
         if (!g->other)
             return UINT32_MAX;
         g->t.other_names++;

@@ -1,4 +1,5 @@
 #include "interpose/cupti/load.h"
+#include "interpose/config.h"
 #include "interpose/real.h"
 
 #include <dlfcn.h>
@@ -192,7 +193,7 @@ int trlat_cupti_load(struct trlat_cupti_api *api, char *why, size_t len)
 {
     memset(api, 0, sizeof *api);
     struct search s = {.api = api};
-    const char *lib = getenv("TRLAT_CUPTI_LIB");
+    const char *lib = trlat_config_str(TRLAT_OPT_CUPTI_LIB);
     if (lib && *lib) {
         if (try_path(&s, lib, EXPLICIT) == 0)
             return 0;

@@ -243,15 +243,9 @@ void trlat_pyhook_poke(void)
         atomic_store(&scheduled, 0); /* queue full: the next poke tries again */
 }
 
-/* interpose/handles.c: a kernel handle was just made. */
-void trlat_on_kernel_loaded(void)
-{
-    trlat_pyhook_poke();
-}
-
 static void start(void)
 {
-    trlat_python_site_text = trlat_pysite_text;
+    trlat_pyhook_find_memo();
     trlat_pyhook_poke();
 }
 
@@ -260,8 +254,8 @@ static void after_fork_child(void)
     atomic_store(&scheduled, 0);
 }
 
-static const struct trlat_module pyhook_module = {.name = "pyhook", .start = start,
-                                                  .after_fork_child = after_fork_child};
+static const struct trlat_module pyhook_module = {
+    .name = "pyhook", .start = start, .after_fork_child = after_fork_child, .kernel_loaded = trlat_pyhook_poke};
 
 __attribute__((constructor)) static void register_pyhook(void)
 {

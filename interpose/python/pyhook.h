@@ -16,6 +16,33 @@ enum trlat_pyhook_kind { TRLAT_PYHOOK_JIT = 0, TRLAT_PYHOOK_AUTOTUNER = 1, TRLAT
                          TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
                          TRLAT_PYHOOK_KINDS };
 
+/* The fast path's side of a hooked JITFunction.run call (fastpath/
+ * offers it through its module's `pymemo`: interpose/lifecycle.h). With
+ * the GIL held.
+ * - before: for each run(self, *args, grid=..., warmup=..., **kwargs) call
+ *   the hook sees, before Triton runs. Returns a new reference to the result
+ *   Triton would have returned (the CompiledKernel) when the call was served
+ *   by a replay: the kernel has been launched and the hook returns this at
+ *   once. Returns NULL (no Python error set) when Triton must run; *state is
+ *   then handed to `after` once Triton's run returned (result NULL if it
+ *   raised). Called only when TRLAT_FASTPATH is not 0.
+ * - prekey_entry: when this run() call comes from the memo's own
+ *   kernel[grid] launcher (fastpath/getitem.c), which already keyed it, and
+ *   the launcher was the thread's outermost call: its entry tick and caller
+ *   site (the call's py->driver time starts where the launcher started,
+ *   keying included) and 1; else 0.
+ * - prekeyed: whether this run() call comes from that launcher, which keyed
+ *   it: then `before` needs neither args nor kwargs (NULL, NULL). */
+struct trlat_pymemo {
+    PyObject *(*before)(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state);
+    void (*after)(void *state, PyObject *result);
+    int (*prekey_entry)(PyObject *jitfn, uint64_t *t0, uint64_t *site);
+    int (*prekeyed)(PyObject *jitfn);
+};
+/* Finds the module that offers one (none: the hook only profiles). At the
+ * hook's start. */
+void trlat_pyhook_find_memo(void);
+
 /* What the report's "python" object counts, per thread in ts->py_calls
  * (written by the owner thread only: no locked instruction on a call, with
  * or without a GIL) and summed over threads for the report; its outermost

@@ -19,7 +19,7 @@
  * and the call's argument expressions. `f = kernel[grid]` on one line and
  * `f(...)` on another falls back to run()'s own entry. */
 #include "interpose/python/pyhook.h"
-#include "fastpath/fastpath.h"
+#include "interpose/lifecycle.h"
 #include "interpose/clock.h"
 #include "interpose/config.h"
 #include "interpose/tstate.h"
@@ -80,23 +80,27 @@ static PyObject *vectorcall(PyObject *fn, PyObject *const *args, Py_ssize_t narg
     return r;
 }
 
+/* The fast path's memo, when a module offers one (trlat_pyhook_find_memo). */
+static const struct trlat_pymemo *memo_ops;
+
 /* JITFunction.run through the launch memo: (self, args tuple, kwargs dict)
- * as fastpath.h says. Falls back to Triton when the memo has no answer. A
+ * as struct trlat_pymemo says. Falls back to Triton when the memo has no answer. A
  * call from the memo's kernel[grid] launcher was keyed there: its arguments
  * are not packed again (a tuple and a dict per miss). */
 static PyObject *run_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    const struct trlat_pymemo *memo = memo_ops;
     PyObject *tuple = NULL, *kw = NULL, *r = NULL;
     void *state = NULL;
-    int ok = trlat_fastpath_prekeyed(args[0]) || pack(args, 1, nargs, kwnames, &tuple, &kw) == 0;
+    int ok = memo && (memo->prekeyed(args[0]) || pack(args, 1, nargs, kwnames, &tuple, &kw) == 0);
     if (ok)
-        r = trlat_fastpath_before(args[0], tuple, kw, &state);
+        r = memo->before(args[0], tuple, kw, &state);
     if (!r && PY(PyErr_Occurred)())
         PY(PyErr_Clear)(); /* no error may reach Triton's run from here */
     if (!r) {
         r = vectorcall(orig, args, nargs, kwnames);
         if (ok)
-            trlat_fastpath_after(state, r);
+            memo->after(state, r);
     }
     unpack(tuple, kw);
     return r;
@@ -131,6 +135,14 @@ static struct {
     PyObject *code, *globals;
     int self_first; /* co_freevars is (self, grid), else (grid, self) */
 } lambda;
+
+void trlat_pyhook_find_memo(void)
+{
+    int n;
+    const struct trlat_module *const *m = trlat_modules(&n);
+    for (int i = 0; i < n && !memo_ops; i++)
+        memo_ops = m[i]->pymemo;
+}
 
 int trlat_pyhook_set_subscript_lambda(PyObject *code, PyObject *globals, int self_first)
 {
@@ -187,7 +199,8 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
         return call_orig(kind, orig, args, nargs, kwnames);
     }
     uint64_t t0, site;
-    if (nargs >= 1 && trlat_fastpath_prekey_entry(args[0], &t0, &site)) {
+    const struct trlat_pymemo *memo = memo_ops;
+    if (nargs >= 1 && memo && memo->prekey_entry(args[0], &t0, &site)) {
         /* from the fast path's kernel[grid] launcher: timed from its entry */
     } else if (kernel && nargs >= 1 && kernel == args[0]) {
         site = trlat_pyhook_caller_site();

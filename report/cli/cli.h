@@ -45,6 +45,10 @@ int cli_merger_finish(struct cli_merger *m, struct cli_report *out, char *err, s
 void cli_merger_free(struct cli_merger *m);
 int cli_merge_events(FILE *f, const struct cli_report *r, size_t *n, char *err, size_t errlen);
 
+/* A report's optional number and string as JSON (null when absent). */
+struct json_t *cli_jv_opt(const struct cli_u64 *v);
+struct json_t *cli_jv_str(const char *s);
+
 /* A report as a trlat-report/1 document (a json_t, caller decrefs) with
  * "events" empty: a report's events are written by cli_merge_events. */
 void *cli_report_to_json(const struct cli_report *r);

@@ -7,6 +7,7 @@
 #ifndef TRLAT_CLI_LOAD_H
 #define TRLAT_CLI_LOAD_H
 
+#include "interpose/format.h"
 #include "interpose/hist.h"
 #include "report/cli/scan.h"
 #include "report/cli/text.h"
@@ -15,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CLI_SCHEMA "trlat-report/1"
+#define CLI_SCHEMA TRLAT_REPORT_SCHEMA
 
 /* An integer that may be null (or absent). */
 struct cli_u64 {

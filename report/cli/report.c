@@ -229,11 +229,6 @@ static json_t *j_rate(double v)
     return isnan(v) ? json_null() : json_real(round(v * 1e4) / 1e4);
 }
 
-static json_t *j_opt(const struct cli_u64 *v)
-{
-    return v->set ? json_integer((json_int_t)v->v) : json_null();
-}
-
 static json_t *j_stat(const struct cli_stat *s)
 {
     if (!s->set)
@@ -244,19 +239,14 @@ static json_t *j_stat(const struct cli_stat *s)
                      "p99", j_num(cli_pct(s, 0.99)));
 }
 
-static json_t *j_str(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
-
 static json_t *json_kernel(const struct cli_kernel *k, bool errors)
 {
     const struct cli_fastpath *fp = &k->fastpath;
     json_t *o = json_pack("{s:s,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
-                           j_str(k->module), "launches", (json_int_t)k->launches, "host_ns",
+                           cli_jv_str(k->module), "launches", (json_int_t)k->launches, "host_ns",
                            (json_int_t)cli_host_sum(k), "host_mean_ns", j_num(cli_host_mean(k)), "py_to_driver_ns",
                            j_stat(&k->py), "driver_ns", j_stat(&k->driver), "gpu_ns", j_stat(&k->gpu), "starved_ns",
-                           j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches), "fastpath_hit_rate",
+                           cli_jv_opt(&k->starved), "starved_launches", cli_jv_opt(&k->starved_launches), "fastpath_hit_rate",
                            j_rate(fp->set ? cli_hit_rate(fp->hits, fp->misses) : NAN));
     if (errors)
         json_object_set_new(o, "errors", json_integer((json_int_t)k->errors));
@@ -270,8 +260,8 @@ static json_t *json_totals(const struct cli_view *v)
     json_t *o = json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", (json_int_t)a->launches,
                            "kernels", (json_int_t)v->n_all, "host_ns", (json_int_t)a->host_sum, "host_mean_ns",
                            j_num(cli_agg_host_mean(a)), "driver_ns", j_stat(&a->driver), "py_to_driver_ns",
-                           j_stat(&a->py), "gpu_ns", j_stat(&a->gpu), "gpu_busy_ns", j_opt(&r->totals.gpu_busy_ns),
-                           "starved_ns", j_opt(&r->totals.starved_ns), "starved_share", j_rate(cli_starved_share(r)),
+                           j_stat(&a->py), "gpu_ns", j_stat(&a->gpu), "gpu_busy_ns", cli_jv_opt(&r->totals.gpu_busy_ns),
+                           "starved_ns", cli_jv_opt(&r->totals.starved_ns), "starved_share", j_rate(cli_starved_share(r)),
                            "fastpath_hit_rate", j_rate(a->fastpath ? cli_hit_rate(a->hits, a->misses) : NAN));
     if (a->errors)
         json_object_set_new(o, "errors", json_integer((json_int_t)a->errors));
@@ -290,7 +280,7 @@ void cli_render_json(FILE *f, const struct cli_view *v)
     json_t *file = json_string(r->path); /* NULL when the name is not UTF-8 */
     json_t *doc = json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "schema", "trlat-summary/1", "file",
                             file ? file : json_null(),
-                            "process", proc, "config", config, "wall_ns", j_opt(&r->wall_ns), "totals",
+                            "process", proc, "config", config, "wall_ns", cli_jv_opt(&r->wall_ns), "totals",
                             json_totals(v), "diagnosis", v->diagnosis, "kernels", kernels);
     cli_json_dump(f, doc);
     json_decref(doc);

@@ -2,7 +2,7 @@
  * and the TRLAT_* variables set, passes SIGINT, SIGTERM and SIGHUP on to
  * it, says where the report went (report/cli/run_reports.c) and ends as
  * CMD ended: its exit status, or killed by the same signal. */
-#include "interpose/config.h"
+#include "interpose/format.h"
 #include "report/cli/cli.h"
 #include "report/cli/run.h"
 #include "report/cli/util.h"

@@ -10,12 +10,12 @@ static json_t *j_int(uint64_t v)
     return json_integer((json_int_t)v);
 }
 
-static json_t *j_opt(const struct cli_u64 *v)
+json_t *cli_jv_opt(const struct cli_u64 *v)
 {
     return v->set ? j_int(v->v) : json_null();
 }
 
-static json_t *j_str(const char *s)
+json_t *cli_jv_str(const char *s)
 {
     return s ? json_string(s) : json_null();
 }
@@ -39,8 +39,8 @@ static json_t *j_clock(const struct cli_clock *c)
 {
     if (!c->source)
         return json_null();
-    return json_pack("{s:s,s:o,s:o}", "source", c->source, "epoch_monotonic_ns", j_opt(&c->epoch_mono),
-                     "epoch_realtime_ns", j_opt(&c->epoch_real));
+    return json_pack("{s:s,s:o,s:o}", "source", c->source, "epoch_monotonic_ns", cli_jv_opt(&c->epoch_mono),
+                     "epoch_realtime_ns", cli_jv_opt(&c->epoch_real));
 }
 
 static json_t *j_fastpath(const struct cli_fastpath *fp)
@@ -65,10 +65,10 @@ static json_t *j_kernel(const struct cli_kernel *k)
         json_array_append_new(sites, site);
     }
     json_t *o = json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
-                          j_str(k->module), "launches", j_int(k->launches), "sources", "driver", j_int(k->src_driver),
+                          cli_jv_str(k->module), "launches", j_int(k->launches), "sources", "driver", j_int(k->src_driver),
                           "runtime", j_int(k->src_runtime), "errors", j_int(k->errors), "driver_ns", j_stat(&k->driver),
                           "gap_ns", j_stat(&k->gap), "py_to_driver_ns", j_stat(&k->py), "gpu_ns", j_stat(&k->gpu),
-                          "starved_ns", j_opt(&k->starved), "starved_launches", j_opt(&k->starved_launches),
+                          "starved_ns", cli_jv_opt(&k->starved), "starved_launches", cli_jv_opt(&k->starved_launches),
                           "fastpath", j_fastpath(&k->fastpath), "call_sites", sites);
     if (o && k->ret.set) /* reports from before it have none */
         json_object_set_new(o, "py_return_ns", j_stat(&k->ret));
@@ -89,20 +89,20 @@ void *cli_event_to_json(const struct cli_event *e)
     if (e->scope) /* absent in older reports: kept absent */
         json_object_set_new(ev, "scope", json_string(e->scope));
     if (e->kind == CLI_EV_LAUNCH)
-        json_object_set_new(ev, "tid", j_opt(&e->tid));
+        json_object_set_new(ev, "tid", cli_jv_opt(&e->tid));
     json_object_set_new(ev, "kernel", json_string(e->kernel));
     if (e->kind != CLI_EV_LAUNCH) {
-        json_object_set_new(ev, "device", j_opt(&e->device));
-        json_object_set_new(ev, "stream", j_opt(&e->stream));
+        json_object_set_new(ev, "device", cli_jv_opt(&e->device));
+        json_object_set_new(ev, "stream", cli_jv_opt(&e->stream));
     }
     json_object_set_new(ev, "start_ns", j_int(e->start));
     json_object_set_new(ev, "end_ns", j_int(e->end));
     if (e->kind == CLI_EV_LAUNCH) {
-        json_object_set_new(ev, "py_ns", j_opt(&e->py));
-        json_object_set_new(ev, "stream", j_str(e->stream_handle));
+        json_object_set_new(ev, "py_ns", cli_jv_opt(&e->py));
+        json_object_set_new(ev, "stream", cli_jv_str(e->stream_handle));
     }
     if (e->kind != CLI_EV_STARVED)
-        json_object_set_new(ev, "corr", j_opt(&e->corr));
+        json_object_set_new(ev, "corr", cli_jv_opt(&e->corr));
     if (e->cupti_corr.set)
         json_object_set_new(ev, "cupti_corr", j_int(e->cupti_corr.v));
     if (e->kind == CLI_EV_LAUNCH && e->has_dims) {
@@ -110,22 +110,22 @@ void *cli_event_to_json(const struct cli_event *e)
         json_object_set_new(ev, "block", j_dims(e->block));
     }
     if (e->kind == CLI_EV_GPU)
-        json_object_set_new(ev, "source", j_str(e->source));
+        json_object_set_new(ev, "source", cli_jv_str(e->source));
     return ev;
 }
 
 static json_t *j_origin(const struct cli_origin *o)
 {
-    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "pid", j_int(o->pid), "rank", j_opt(&o->rank), "host", j_str(o->host),
-                     "argv0", j_str(o->argv0), "clock", j_clock(&o->clock));
+    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "pid", j_int(o->pid), "rank", cli_jv_opt(&o->rank), "host", cli_jv_str(o->host),
+                     "argv0", cli_jv_str(o->argv0), "clock", j_clock(&o->clock));
 }
 
 static json_t *j_config(const struct cli_report *r)
 {
-    json_t *c = json_pack("{s:o,s:o,s:o,s:o,s:o}", "cupti", j_str(r->config.cupti), "cupti_reason",
-                          j_str(r->config.cupti_reason), "fastpath", j_str(r->config.fastpath), "stacks",
+    json_t *c = json_pack("{s:o,s:o,s:o,s:o,s:o}", "cupti", cli_jv_str(r->config.cupti), "cupti_reason",
+                          cli_jv_str(r->config.cupti_reason), "fastpath", cli_jv_str(r->config.fastpath), "stacks",
                           r->config.stacks < 0 ? json_null() : json_boolean(r->config.stacks), "trace",
-                          j_opt(&r->config.trace));
+                          cli_jv_opt(&r->config.trace));
     if (c && r->config.timing) /* absent where the inputs did not say */
         json_object_set_new(c, "timing", json_string(r->config.timing));
     return c;
@@ -134,19 +134,19 @@ static json_t *j_config(const struct cli_report *r)
 static json_t *j_totals(const struct cli_report *r)
 {
     return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", j_int(r->totals.launches), "kernels",
-                     j_int(r->totals.kernels), "threads", j_opt(&r->totals.threads), "driver_ns",
-                     j_int(r->totals.driver_ns), "py_to_driver_ns", j_opt(&r->totals.py_to_driver_ns), "gpu_ns",
-                     j_opt(&r->totals.gpu_ns), "gpu_busy_ns", j_opt(&r->totals.gpu_busy_ns), "starved_ns",
-                     j_opt(&r->totals.starved_ns), "dropped_records", j_opt(&r->totals.dropped_records),
-                     "unnamed_launches", j_opt(&r->totals.unnamed_launches));
+                     j_int(r->totals.kernels), "threads", cli_jv_opt(&r->totals.threads), "driver_ns",
+                     j_int(r->totals.driver_ns), "py_to_driver_ns", cli_jv_opt(&r->totals.py_to_driver_ns), "gpu_ns",
+                     cli_jv_opt(&r->totals.gpu_ns), "gpu_busy_ns", cli_jv_opt(&r->totals.gpu_busy_ns), "starved_ns",
+                     cli_jv_opt(&r->totals.starved_ns), "dropped_records", cli_jv_opt(&r->totals.dropped_records),
+                     "unnamed_launches", cli_jv_opt(&r->totals.unnamed_launches));
 }
 
 static json_t *j_python(const struct cli_python *py)
 {
     if (!py->set)
         return json_null();
-    json_t *o = json_pack("{s:s,s:o,s:o}", "hook", py->hook, "triton_version", j_str(py->triton_version), "reason",
-                          j_str(py->reason));
+    json_t *o = json_pack("{s:s,s:o,s:o}", "hook", py->hook, "triton_version", cli_jv_str(py->triton_version), "reason",
+                          cli_jv_str(py->reason));
     json_t *without = json_object();
     for (size_t i = 0; i < CLI_PY_COUNTS; i++)
         json_object_set_new(i < CLI_PY_NO_LAUNCH_WARMUP ? o : without, cli_python_counts[i], j_int(py->n[i]));
@@ -167,10 +167,10 @@ static json_t *j_gpu(const struct cli_gpu *gpu)
 void *cli_report_to_json(const struct cli_report *r)
 {
     json_t *doc = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", CLI_SCHEMA,
-                            "trlat_version", j_str(r->trlat_version), "hist_scheme", TRLAT_HIST_SCHEME, "pid",
-                            j_int(r->pid), "rank", j_opt(&r->rank), "local_rank", j_opt(&r->local_rank),
-                            "world_size", j_opt(&r->world_size), "host", j_str(r->host), "argv0", j_str(r->argv0),
-                            "wall_ns", j_opt(&r->wall_ns), "clock", j_clock(&r->clock), "config", j_config(r),
+                            "trlat_version", cli_jv_str(r->trlat_version), "hist_scheme", TRLAT_HIST_SCHEME, "pid",
+                            j_int(r->pid), "rank", cli_jv_opt(&r->rank), "local_rank", cli_jv_opt(&r->local_rank),
+                            "world_size", cli_jv_opt(&r->world_size), "host", cli_jv_str(r->host), "argv0", cli_jv_str(r->argv0),
+                            "wall_ns", cli_jv_opt(&r->wall_ns), "clock", j_clock(&r->clock), "config", j_config(r),
                             "totals", j_totals(r));
     json_object_set_new(doc, "python", j_python(&r->python));
     json_object_set_new(doc, "gpu", j_gpu(&r->gpu));

@@ -17,7 +17,7 @@ expect "exported: trlat_api_* only besides" "$(nm -D --defined-only "$LIB" | awk
 expect "no _Unwind_* or unw_* exported or imported" "$(nm -D "$LIB" | grep -cE '_Unwind_|[^_]unw_|__unw_')" 0
 expect "no Python symbol linked (reached through dlsym)" "$(nm -D -u "$LIB" | grep -c ' Py')" 0
 expect "ldd: no libunwind, no libpython" "$(ldd "$LIB" | grep -cE 'libunwind|libpython')" 0
-# Built with libunwind (interpose/native_site.c defines the native site hook then).
-if nm "$B/obj/interpose/native_site.o" 2>/dev/null | grep -q ' T trlat_native_site$'; then
+# Built with libunwind (interpose/native_site.c says so then).
+if nm "$B/obj/interpose/native_site.o" 2>/dev/null | grep -q ' trlat_stacks_unwind$'; then
     expect "libunwind linked in, hidden" "$(nm "$LIB" | grep -c ' t __unw_step$')" 1
 fi

@@ -1,6 +1,8 @@
 /* Native call sites: the per-return-address cache, unwinding past trlat's
  * own frames (here the test program holds trlat's objects, so it plays
  * libtrlat.so), and the lib!symbol+0xoff text. */
+#include "interpose/native_site.h"
+#include "report/sites.h"
 #include "tests/unit/check_main.h"
 
 #include <dlfcn.h>
@@ -8,8 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-uint64_t trlat_native_site(void *ret_addr);
-const char *trlat_native_site_text(uint64_t id, char *buf, size_t len);
 extern const int trlat_stacks_unwind __attribute__((weak)); /* defined when built with libunwind */
 
 static const void *object_of(uintptr_t p)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# README's layout rule: each part includes and calls only itself and the
+# parts below it (scripts/check_layers.py, over the sources and the
+# sanitizer build's objects), and the check finds a breach.
+source "$(dirname "$0")/lib.sh"
+CHECK=$ROOT/scripts/check_layers.py
+
+python3 "$CHECK" "$B"
+
+# a lower part including a higher one's header, and the CLI the library's
+mkdir -p tree/interpose tree/report/cli tree/fastpath
+printf '#include "report/fold.h"\n' >tree/interpose/bad.c
+printf '#include "interpose/config.h"\n#include "interpose/hist.h"\n' >tree/report/cli/bad.c
+printf '#include "interpose/tstate.h"\n' >tree/fastpath/good.c
+out=$(python3 "$CHECK" --root tree --includes-only 2>&1)
+rc=$?
+expect "a breach fails the check" "$rc" 1
+expect "the breaches named" "$(grep -c '^FAIL' <<<"$out")" 2
+case "$out" in *"interpose/bad.c (interpose) includes report/fold.h (report)"*) ok "upward include named" ;;
+    *) fail "upward include named" "$out" ;; esac
+case "$out" in *"report/cli/bad.c (cli) includes interpose/config.h"*) ok "CLI include named" ;;
+    *) fail "CLI include named" "$out" ;; esac
