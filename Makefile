@@ -112,8 +112,14 @@ demo: all $(FAKE) $(TB)/bin/launcher
 gpu-test:
 	bash scripts/gpu-test.sh
 
+# The house style (.clang-format): `make format` applies it, and
+# tests/integration/test_layers.sh checks it.
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_SRCS)
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all install demo gpu-test clean test
+.PHONY: all install demo gpu-test clean test format
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

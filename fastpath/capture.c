@@ -210,8 +210,8 @@ static void log_launch(const struct trlat_launch *l)
     if (!name)
         name = trlat_name_of(l->func);
     PUT("launch %s fn=%s rc=%d grid=%u,%u,%u block=%u,%u,%u shmem=%u stream=%p", name ? name : "?",
-        trlat_fn_names[l->fn], (int)l->rc, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-        l->block[2], l->shmem, (void *)l->stream);
+        trlat_fn_names[l->fn], (int)l->rc, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+        l->shmem, (void *)l->stream);
     PUT(" attrs=");
     if (l->config)
         for (unsigned i = 0; i < l->config->numAttrs && i < FP_MAX_ATTRS && l->config->attrs; i++) {

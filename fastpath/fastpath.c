@@ -244,7 +244,7 @@ void *fp_begin_capture(struct fp_call *c)
         return NULL;
     }
     memcpy(&st->c, c, sizeof *c);
-    st->c.pos = NULL; /* not needed past the key */
+    st->c.pos = NULL;     /* not needed past the key */
     c->device_obj = NULL; /* the state owns it now */
     fp_count(c->L, FP_MISS, 0);
     return st;
@@ -340,7 +340,7 @@ static int store(struct fp_state *st, PyObject *result)
     e->nrefs = c->nrefs;
     e->stat = c->L->stat;
     fp_watch_dict(kcache);
-    fp_watch_dict_of(result); /* its function loaded again: fp_entry_current */
+    fp_watch_dict_of(result);     /* its function loaded again: fp_entry_current */
     e->checked_epoch = fpy.epoch; /* just found there */
     if (fp_conf.debug)
         trlat_log_debug("fast path: %s: memoized a %s entry (%u parameters, %u slots, key %u bytes)", e->stat->name,

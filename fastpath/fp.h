@@ -12,48 +12,48 @@
 #include <stdint.h>
 #include <string.h>
 
-#define FP_MAX_ARGS 64     /* kernel parameters (Python side) a layout handles */
-#define FP_MAX_PARAMS 256  /* driver-level parameters of a captured kernel */
-#define FP_MAX_BLOB 4096   /* parameter bytes (the classic 4 KiB limit) */
-#define FP_MAX_ATTRS 8     /* launch attributes (Triton 3.6 sets at most 4) */
+#define FP_MAX_ARGS 64    /* kernel parameters (Python side) a layout handles */
+#define FP_MAX_PARAMS 256 /* driver-level parameters of a captured kernel */
+#define FP_MAX_BLOB 4096  /* parameter bytes (the classic 4 KiB limit) */
+#define FP_MAX_ATTRS 8    /* launch attributes (Triton 3.6 sets at most 4) */
 #define FP_KEY_MAX 2048
 
 /* Why a call did not replay (the report's fastpath.fallbacks). Each call is
  * counted once: a hit, a miss (captured or not), or one of these. The
  * nomemo_* reasons count misses whose launch could not be memoized. */
-#define FP_REASONS(X)                                                          \
-    X(NONE, "none")                     /* no reason: 0, not a fallback */     \
-    X(PRE_RUN_HOOKS, "pre_run_hooks")   /* JITFunction.pre_run_hooks set */    \
-    X(LAUNCH_HOOKS, "launch_hooks")     /* knobs.runtime.launch_*_hook set */  \
-    X(WARMUP, "warmup")                 /* warmup=True */                      \
-    X(ARGTYPE, "argtype")               /* an argument the key cannot describe */ \
-    X(BINDING, "binding")               /* arguments Triton's binder rejects */ \
-    X(KWARGS, "kwargs")                 /* a keyword option the key cannot describe */ \
-    X(GLOBALS, "globals")               /* a global the kernel used changed */ \
-    X(KNOBS, "knobs")                   /* a Triton knob or hook not understood */ \
-    X(GRID, "grid")                     /* a grid the fast path does not launch */ \
-    X(CLASS, "class")                   /* not a plain triton JITFunction */   \
-    X(CAPTURING, "capturing")           /* inside another call being captured */ \
-    X(CACHE, "cache")                   /* Triton's kernel cache changed */    \
-    X(CONTEXT, "context")               /* no current CUDA context */          \
-    X(DEVICE, "device")                 /* current device/stream unreadable */ \
-    X(TABLE, "table_full")              /* too many distinct JITFunctions */   \
-    X(VERIFY, "verify_mismatch")        /* verify mode disagreed */            \
-    X(BLOCKED, "verify_blocked")        /* key blocked after a mismatch */     \
-    X(LAUNCH_ERROR, "launch_error")     /* replay's launch failed */           \
-    X(NOMEMO_SCRATCH, "nomemo_scratch") /* kernel needs per-launch scratch */  \
-    X(NOMEMO_LAUNCHES, "nomemo_launches") /* the call launched 0 or 2+ times */ \
-    X(NOMEMO_RAISED, "nomemo_raised")   /* Triton raised */                    \
-    X(NOMEMO_BLOCK, "nomemo_block")     /* launch block not copyable */        \
-    X(NOMEMO_CACHE, "nomemo_cache")     /* result not found in Triton's cache */ \
-    X(BACKOFF, "backoff")               /* its calls kept missing: not keyed for a while */ \
-    X(INTERNAL, "internal")             /* trlat's own failure (memory, ...) */
+#define FP_REASONS(X)                                                                         \
+    X(NONE, "none")                       /* no reason: 0, not a fallback */                  \
+    X(PRE_RUN_HOOKS, "pre_run_hooks")     /* JITFunction.pre_run_hooks set */                 \
+    X(LAUNCH_HOOKS, "launch_hooks")       /* knobs.runtime.launch_*_hook set */               \
+    X(WARMUP, "warmup")                   /* warmup=True */                                   \
+    X(ARGTYPE, "argtype")                 /* an argument the key cannot describe */           \
+    X(BINDING, "binding")                 /* arguments Triton's binder rejects */             \
+    X(KWARGS, "kwargs")                   /* a keyword option the key cannot describe */      \
+    X(GLOBALS, "globals")                 /* a global the kernel used changed */              \
+    X(KNOBS, "knobs")                     /* a Triton knob or hook not understood */          \
+    X(GRID, "grid")                       /* a grid the fast path does not launch */          \
+    X(CLASS, "class")                     /* not a plain triton JITFunction */                \
+    X(CAPTURING, "capturing")             /* inside another call being captured */            \
+    X(CACHE, "cache")                     /* Triton's kernel cache changed */                 \
+    X(CONTEXT, "context")                 /* no current CUDA context */                       \
+    X(DEVICE, "device")                   /* current device/stream unreadable */              \
+    X(TABLE, "table_full")                /* too many distinct JITFunctions */                \
+    X(VERIFY, "verify_mismatch")          /* verify mode disagreed */                         \
+    X(BLOCKED, "verify_blocked")          /* key blocked after a mismatch */                  \
+    X(LAUNCH_ERROR, "launch_error")       /* replay's launch failed */                        \
+    X(NOMEMO_SCRATCH, "nomemo_scratch")   /* kernel needs per-launch scratch */               \
+    X(NOMEMO_LAUNCHES, "nomemo_launches") /* the call launched 0 or 2+ times */               \
+    X(NOMEMO_RAISED, "nomemo_raised")     /* Triton raised */                                 \
+    X(NOMEMO_BLOCK, "nomemo_block")       /* launch block not copyable */                     \
+    X(NOMEMO_CACHE, "nomemo_cache")       /* result not found in Triton's cache */            \
+    X(BACKOFF, "backoff")                 /* its calls kept missing: not keyed for a while */ \
+    X(INTERNAL, "internal")               /* trlat's own failure (memory, ...) */
 
 enum fp_reason {
 #define FP_R_ENUM(e, s) FP_R_##e,
     FP_REASONS(FP_R_ENUM)
 #undef FP_R_ENUM
-    FP_R_COUNT
+        FP_R_COUNT
 };
 extern const char *const fp_reason_names[FP_R_COUNT];
 
@@ -106,8 +106,18 @@ static inline void fp_key_finish(struct fp_key *k)
 
 /* What a value contributes to the key: a tag word, then its value words. */
 enum fp_tag {
-    FP_T_NONE = 1, FP_T_BOOL, FP_T_INT, FP_T_UINT, FP_T_FLOAT, FP_T_STR, FP_T_TENSOR,
-    FP_T_PARAM, FP_T_OPTION, FP_T_DEBUG, FP_T_INSTR, FP_T_GRIDLESS
+    FP_T_NONE = 1,
+    FP_T_BOOL,
+    FP_T_INT,
+    FP_T_UINT,
+    FP_T_FLOAT,
+    FP_T_STR,
+    FP_T_TENSOR,
+    FP_T_PARAM,
+    FP_T_OPTION,
+    FP_T_DEBUG,
+    FP_T_INSTR,
+    FP_T_GRIDLESS
 };
 
 /* Triton 3.6's specialization of one non-constexpr argument
@@ -115,8 +125,13 @@ enum fp_tag {
  * handle_float_type, handle_bool_type; jit.py create_function_from_signature). */
 enum fp_spec {
     FP_S_CONST = 1, /* ("constexpr", v): not a kernel parameter (int 1, None) */
-    FP_S_I32, FP_S_I64, FP_S_U64, FP_S_FP32, FP_S_U1, FP_S_PTR,
-    FP_S_FIXED      /* annotated: Triton's type is the annotation; value is in the key */
+    FP_S_I32,
+    FP_S_I64,
+    FP_S_U64,
+    FP_S_FP32,
+    FP_S_U1,
+    FP_S_PTR,
+    FP_S_FIXED /* annotated: Triton's type is the annotation; value is in the key */
 };
 /* The class of a Python int (bits: the value as int64, or as uint64 when
  * is_u64) for a parameter with the given specialize/align flags: FP_S_CONST
@@ -133,8 +148,8 @@ uint64_t fp_float_bits(double d);
  * fp_py.h decides when they may be read) ---- */
 #define FP_TD_DTYPES 64
 struct fp_td_layout {
-    const void *ti_vptr, *si_vptr;      /* c10::TensorImpl's and c10::StorageImpl's vtables */
-    uint32_t itemsize[FP_TD_DTYPES];    /* by TypeMeta index; 0: not learned */
+    const void *ti_vptr, *si_vptr;   /* c10::TensorImpl's and c10::StorageImpl's vtables */
+    uint32_t itemsize[FP_TD_DTYPES]; /* by TypeMeta index; 0: not learned */
 };
 /* torch 2.11 (x86-64, Linux): offsets read from its headers by a probe
  * against torch/include; tests/unit/test_fp_tensor_fields.c pins them. */
@@ -186,13 +201,13 @@ static inline int fp_td_read(const void *obj, const struct fp_td_layout *lay, un
 /* ---- slot map (slotmap.c) ---- */
 /* One kernel parameter the call supplies, in Triton's parameter order. */
 struct fp_want {
-    uint8_t spec;   /* FP_S_* (never FP_S_CONST) */
-    uint16_t arg;   /* the Python parameter index */
-    uint64_t val;   /* the packed value (FP_S_FIXED: unused) */
+    uint8_t spec; /* FP_S_* (never FP_S_CONST) */
+    uint16_t arg; /* the Python parameter index */
+    uint64_t val; /* the packed value (FP_S_FIXED: unused) */
 };
 struct fp_slot {
-    uint32_t off;   /* byte offset in the parameter block */
-    uint16_t want;  /* index into the call's wants */
+    uint32_t off;  /* byte offset in the parameter block */
+    uint16_t want; /* index into the call's wants */
     uint8_t width;
 };
 enum { FP_MAP_VALUE = 0, FP_MAP_IDENT = 1, FP_MAP_SCRATCH = 2, FP_MAP_BAD = 3 };
@@ -228,22 +243,22 @@ struct fp_entry {
     struct fp_entry *next; /* hash chain */
     uint64_t hash;
     uint32_t key_len;
-    uint32_t clock;        /* index in the clock ring */
-    uint8_t ref;           /* clock bit */
-    uint8_t kind;          /* FP_E_* */
+    uint32_t clock; /* index in the clock ring */
+    uint8_t ref;    /* clock bit */
+    uint8_t kind;   /* FP_E_* */
     uint8_t num_ctas;
-    uint8_t dead;          /* unlinked while pinned: freed at the last unpin */
-    uint16_t pins;         /* a hit in progress (Python code may run meanwhile): not evicted */
+    uint8_t dead;  /* unlinked while pinned: freed at the last unpin */
+    uint16_t pins; /* a hit in progress (Python code may run meanwhile): not evicted */
     /* the launch block */
     CUfunction func;
-    CUlaunchConfig cfg;    /* attrs points into attrs[] of the copy made at replay */
+    CUlaunchConfig cfg; /* attrs points into attrs[] of the copy made at replay */
     CUlaunchAttribute attrs[FP_MAX_ATTRS];
     uint32_t nparams, blob_len;
-    uint32_t *off, *size;  /* nparams each */
+    uint32_t *off, *size; /* nparams each */
     unsigned char *blob;
     struct fp_slot *slots;
     uint32_t nslots, nwant;
-    uint64_t *ident;       /* FP_E_IDENT: the wants' values at capture */
+    uint64_t *ident; /* FP_E_IDENT: the wants' values at capture */
     /* owner's bits (Python references: released through the memo's release) */
     void *kernel, *kcache, *kkey, *layout_ref;
     void **refs;
@@ -286,8 +301,8 @@ int fp_pinfo_get(CUfunction f, struct fp_pinfo *out);
 struct trlat_tstate;
 struct fp_capture {
     struct trlat_tstate *ts; /* the thread asking for its launches through the hook (NULL: none) */
-    uint32_t launches;     /* launches seen since begin */
-    int ok;                /* the first launch was copied whole */
+    uint32_t launches;       /* launches seen since begin */
+    int ok;                  /* the first launch was copied whole */
     CUfunction func;
     CUcontext ctx;
     CUlaunchConfig cfg;
@@ -310,10 +325,24 @@ void fp_capture_after_fork(void);
 /* ---- grid programs' arithmetic (gridop.c): Python's int operators on
  * int64, for the grid functions fastpath/gridcheck.py accepts ---- */
 enum fp_gop {
-    FP_G_CONST = 1, FP_G_CELL = 2, FP_G_META = 3, FP_G_GLOBAL = 4,
-    FP_G_ADD = 10, FP_G_SUB, FP_G_MUL, FP_G_FLOORDIV, FP_G_MOD, FP_G_AND, FP_G_OR, FP_G_XOR, FP_G_LSHIFT,
-    FP_G_RSHIFT, FP_G_MIN, FP_G_MAX,
-    FP_G_NEG = 30, FP_G_INV = 31
+    FP_G_CONST = 1,
+    FP_G_CELL = 2,
+    FP_G_META = 3,
+    FP_G_GLOBAL = 4,
+    FP_G_ADD = 10,
+    FP_G_SUB,
+    FP_G_MUL,
+    FP_G_FLOORDIV,
+    FP_G_MOD,
+    FP_G_AND,
+    FP_G_OR,
+    FP_G_XOR,
+    FP_G_LSHIFT,
+    FP_G_RSHIFT,
+    FP_G_MIN,
+    FP_G_MAX,
+    FP_G_NEG = 30,
+    FP_G_INV = 31
 };
 /* *r = a OP b (b unused for NEG/INV) exactly as Python computes it on ints
  * (floor division and modulo, arithmetic shifts); -1 where Python would

@@ -14,38 +14,37 @@
 
 struct fp_pyenv {
     /* what a hit reads, first: two cache lines (fpy is aligned to one) */
-    int ready;                 /* 1: usable; -1: the fast path is off for this process */
-    int watchers;              /* dict/type watchers bump epoch (3.12+) */
-    uint64_t epoch;            /* changes whenever a watched dict or type changes */
-    PyObject *jit_cls;         /* triton.runtime.jit.JITFunction */
+    int ready;         /* 1: usable; -1: the fast path is off for this process */
+    int watchers;      /* dict/type watchers bump epoch (3.12+) */
+    uint64_t epoch;    /* changes whenever a watched dict or type changes */
+    PyObject *jit_cls; /* triton.runtime.jit.JITFunction */
     void *t_tuple, *t_tensor, *t_param, *t_long, *t_float, *t_bool;
     PyObject *o_true, *o_false, *o_none;
-    int long_compact;          /* CPython 3.12/3.13 ints: fp_small_int reads them */
-    int tuple_direct;          /* CPython 3.9-3.13 tuples: fp_tuple_len/get read them */
-    int idict;                 /* fp_no_instance_attrs' words: 0 unknown, 1: word -3, 2: words -3 and -4 */
-    int inline_values_flag;    /* 3.13: Py_TPFLAGS_INLINE_VALUES puts attributes after the object */
+    int long_compact;       /* CPython 3.12/3.13 ints: fp_small_int reads them */
+    int tuple_direct;       /* CPython 3.9-3.13 tuples: fp_tuple_len/get read them */
+    int idict;              /* fp_no_instance_attrs' words: 0 unknown, 1: word -3, 2: words -3 and -4 */
+    int inline_values_flag; /* 3.13: Py_TPFLAGS_INLINE_VALUES puts attributes after the object */
     /* the rest */
     int dict_wid, type_wid;
     uint64_t next_layout_id;
     void *t_str, *t_list, *t_dict, *t_hookchain;
-    void *t_function, *t_cell;  /* NULL when not found: grid functions are then always called */
+    void *t_function, *t_cell;                      /* NULL when not found: grid functions are then always called */
     void *t_getset, *t_methdescr, *generic_getattr; /* PyGetSetDescr_Type, PyMethodDescr_Type,
                                                       PyObject_GenericGetAttr (args.c) */
-    PyObject *o_empty;         /* inspect.Parameter.empty */
+    PyObject *o_empty;                              /* inspect.Parameter.empty */
     PyObject *exc_type;
     /* Triton 3.6 and torch */
-    PyObject *jit_run;         /* JITFunction.run as found when the memo started (the hook's wrapper) */
+    PyObject *jit_run; /* JITFunction.run as found when the memo started (the hook's wrapper) */
     PyObject *knobs_mod, *compute_cache_key, *driver_cfg;
     PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
-    int torch_layout_known;    /* torch 2.11: tensor_direct.c knows its structs */
+    int torch_layout_known; /* torch 2.11: tensor_direct.c knows its structs */
     /* interned attribute names */
-    PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
-        *s_is_const, *s_dns, *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks,
-        *s_used_global_vals, *s_device_caches, *s_debug, *s_runtime, *s_compilation, *s_instrumentation_mode,
-        *s_launch_enter_hook, *s_launch_exit_hook, *s_calls, *s_active, *s_get_current_device,
-        *s_get_current_stream, *s___dict__, *s_run, *s_function, *s_grid, *s_warmup, *s_metadata,
-        *s_num_warps, *s_num_ctas, *s_shared, *s_launch_cooperative_grid, *s_launch_pdl,
-        *s_global_scratch_size, *s_profile_scratch_size;
+    PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr, *s_is_const, *s_dns,
+        *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks, *s_used_global_vals,
+        *s_device_caches, *s_debug, *s_runtime, *s_compilation, *s_instrumentation_mode, *s_launch_enter_hook,
+        *s_launch_exit_hook, *s_calls, *s_active, *s_get_current_device, *s_get_current_stream, *s___dict__, *s_run,
+        *s_function, *s_grid, *s_warmup, *s_metadata, *s_num_warps, *s_num_ctas, *s_shared, *s_launch_cooperative_grid,
+        *s_launch_pdl, *s_global_scratch_size, *s_profile_scratch_size;
 };
 extern struct fp_pyenv fpy;
 
@@ -59,8 +58,8 @@ PyObject *fp_getattr(PyObject *o, PyObject *name);
 
 /* ---- the per-JITFunction layout (layout.c) ---- */
 struct fp_param {
-    PyObject *name;     /* str (held) */
-    PyObject *dflt;     /* default (held), NULL if none */
+    PyObject *name; /* str (held) */
+    PyObject *dflt; /* default (held), NULL if none */
     uint8_t constexpr_, dns, dnsa, annotated;
 };
 #define FP_KWCACHE 16
@@ -68,48 +67,51 @@ struct fp_param {
 /* What one argument put in the key (args.c key_param), kept per call and,
  * for the layout's last hit, in the layout (lastcall.c). */
 struct fp_argkey {
-    PyObject *dtype; /* tensors: the dtype keyed (borrowed: torch's dtypes live as long as torch) */
-    int8_t wi;       /* index of its want, -1 if it has none */
-    uint8_t tag;     /* FP_T_* of its key word (0: a constexpr or annotated value, keyed exactly) */
+    PyObject *dtype;     /* tensors: the dtype keyed (borrowed: torch's dtypes live as long as torch) */
+    int8_t wi;           /* index of its want, -1 if it has none */
+    uint8_t tag;         /* FP_T_* of its key word (0: a constexpr or annotated value, keyed exactly) */
     uint8_t spec, flags; /* ints: FP_S_* and div16; tensors: is_cuda | div16 << 1 */
 };
-#define FP_LAST_N 4 /* hits kept per layout for the shortcut (lastcall.c) */
-struct fp_lten {         /* a tensor argument of a last hit, as its match checks it */
-    PyObject *dtype;     /* borrowed, as fp_argkey's */
-    uint16_t j;          /* the argument */
-    int8_t wi;           /* its want */
-    uint8_t flags;       /* is_cuda | div16 << 1, as keyed */
-    uint8_t align;       /* div16 is keyed: neither do_not_specialize nor ..._on_alignment */
-    uint8_t annotated;   /* the pointer is keyed too */
+#define FP_LAST_N 4    /* hits kept per layout for the shortcut (lastcall.c) */
+struct fp_lten {       /* a tensor argument of a last hit, as its match checks it */
+    PyObject *dtype;   /* borrowed, as fp_argkey's */
+    uint16_t j;        /* the argument */
+    int8_t wi;         /* its want */
+    uint8_t flags;     /* is_cuda | div16 << 1, as keyed */
+    uint8_t align;     /* div16 is keyed: neither do_not_specialize nor ..._on_alignment */
+    uint8_t annotated; /* the pointer is keyed too */
 };
 struct fp_last {
-    struct fp_entry *e; /* NULL: none */
+    struct fp_entry *e;  /* NULL: none */
     uint64_t gen, epoch; /* fp_memo.gen and fpy.epoch when saved */
     long device;
     unsigned nwant, nten;
-    uint32_t used;       /* the layout's last_tick when last taken or saved */
-    uint32_t saves;      /* bumped by each save into this slot */
+    uint32_t used;  /* the layout's last_tick when last taken or saved */
+    uint32_t saves; /* bumped by each save into this slot */
     /* L->n of each (nten used of ten), in the layout's last_mem */
-    PyObject **obj;      /* the non-tensor arguments, held (exact ints, floats, bools, strs, None); NULL at tensors */
+    PyObject **obj; /* the non-tensor arguments, held (exact ints, floats, bools, strs, None); NULL at tensors */
     struct fp_want *want;
     struct fp_argkey *a;
     struct fp_lten *ten;
 };
 struct fp_layout {
-    PyObject *jitfn;          /* held: the table never drops a function */
-    uint64_t id;              /* unique: the key names the layout by it */
+    PyObject *jitfn; /* held: the table never drops a function */
+    uint64_t id;     /* unique: the key names the layout by it */
     struct fp_stat *stat;
-    int bad;                  /* a reason (+1) that holds for every call, 0 if none */
+    int bad; /* a reason (+1) that holds for every call, 0 if none */
     unsigned n;
     struct fp_param p[FP_MAX_ARGS];
-    PyObject *params_obj;     /* jitfn.params as read (held) */
+    PyObject *params_obj; /* jitfn.params as read (held) */
     /* guard snapshot (guards.c), valid while epoch == fpy.epoch */
     uint64_t epoch;
-    int greason;              /* reason (+1) the snapshot found, 0 if none */
-    int run_hooked;           /* kernel[grid] still reaches the hooked JITFunction.run */
+    int greason;    /* reason (+1) the snapshot found, 0 if none */
+    int run_hooked; /* kernel[grid] still reaches the hooked JITFunction.run */
     PyObject *prh, *ugv, *dcaches, *jdebug;
     /* keyword name -> parameter index (-1: an option), by name identity */
-    struct { PyObject *name; int idx; } kwc[FP_KWCACHE];
+    struct {
+        PyObject *name;
+        int idx;
+    } kwc[FP_KWCACHE];
     unsigned nkwc;
     /* getitem: the caller's kwnames and the same plus ("grid", "warmup") */
     PyObject *kwn_in, *kwn_out;
@@ -120,9 +122,9 @@ struct fp_layout {
      * calls of one kernel (a constexpr block size, an int crossing a
      * multiple of 16) takes each without building the key */
     struct fp_last last[FP_LAST_N];
-    void *last_mem;           /* the slots' arrays; NULL: no slots */
+    void *last_mem; /* the slots' arrays; NULL: no slots */
     uint32_t last_tick;
-    uint8_t last_mru;         /* the slot taken or saved last: tried first */
+    uint8_t last_mru; /* the slot taken or saved last: tried first */
 };
 /* The layout of jitfn (made on first sight); NULL when the table is full. */
 struct fp_layout *fp_layout_get(PyObject *jitfn);
@@ -142,17 +144,17 @@ struct fp_call {
     unsigned nkw;
     PyObject *grid;
     int warmup;
-    int getitem;              /* came through the C __getitem__ */
+    int getitem;                 /* came through the C __getitem__ */
     PyObject *vals[FP_MAX_ARGS]; /* bound values (borrowed) */
-    PyObject *device_obj;     /* new reference */
+    PyObject *device_obj;        /* new reference */
     long device;
     uint64_t stream;
-    int ctx_current;          /* the device read proved a context current (fp_has_context's answer) */
+    int ctx_current; /* the device read proved a context current (fp_has_context's answer) */
     unsigned nwant;
     struct fp_want want[FP_MAX_ARGS];
     unsigned nrefs;
     PyObject *refs[FP_MAX_REFS]; /* objects the key names by address (dtypes): borrowed */
-    int modes;                /* a TorchFunctionMode is active: -1 not asked yet (tensor_direct.c) */
+    int modes;                   /* a TorchFunctionMode is active: -1 not asked yet (tensor_direct.c) */
     /* keyword options (num_warps=, debug=, ...): indices into kwn/kwv in
      * call order; where debug= and instrumentation_mode= are, -1 if not */
     uint8_t opts[FP_MAX_KW];
@@ -164,7 +166,7 @@ struct fp_call {
     PyObject *tdtype[FP_MAX_ARGS];
     uint64_t tptr[FP_MAX_ARGS];
     struct fp_argkey ak[FP_MAX_ARGS]; /* what each argument put in the key */
-    struct fp_key key;        /* not built when shortcut is set */
+    struct fp_key key;                /* not built when shortcut is set */
 };
 /* From run's (args tuple, kwargs dict) or a vectorcall (args, nargs, kwnames). */
 int fp_call_from_dict(struct fp_call *c, PyObject *jitfn, PyObject *args, PyObject *kwargs);
@@ -308,7 +310,7 @@ int fp_read_tensor_slow(struct fp_call *c, PyObject *v, int plain, PyObject **dt
  * with the slow call's extra argument GCC kept an out-of-line copy, 170
  * more instructions per nop_with_args hit). */
 static inline __attribute__((always_inline)) int fp_read_tensor(struct fp_call *c, PyObject *v, PyObject **dtype,
-                                                                 int *cuda, uint64_t *ptr)
+                                                                int *cuda, uint64_t *ptr)
 {
     struct fp_tplain *t = &fp_tplain[FP_TYPE(v) != fpy.t_tensor];
     int plain = t->epoch == fpy.epoch && fp_tplain_test(t, v);

@@ -70,14 +70,15 @@ static int needed_api(void)
            PY(PyObject_Vectorcall) && /* exported from 3.11 (an inline before) */
            PY(PyObject_RichCompare) && PY(PyCallable_Check) && PY(PyLong_AsLongLongAndOverflow) &&
            PY(PyLong_AsUnsignedLongLong) && PY(PyLong_FromLongLong) && PY(PyFloat_AsDouble) &&
-           PY(PyDict_GetItemWithError) && PY(PyDict_Next) && PY(PyDict_Size) && PY(PyDict_Copy) &&
-           PY(PyList_Size) && PY(PyList_GetItem) && PY(PyUnicode_AsUTF8AndSize) &&
-           PY(PyUnicode_InternFromString) && PY(PyUnicode_Compare) && PY(PyEval_SaveThread) &&
-           PY(PyEval_RestoreThread);
+           PY(PyDict_GetItemWithError) && PY(PyDict_Next) && PY(PyDict_Size) && PY(PyDict_Copy) && PY(PyList_Size) &&
+           PY(PyList_GetItem) && PY(PyUnicode_AsUTF8AndSize) && PY(PyUnicode_InternFromString) &&
+           PY(PyUnicode_Compare) && PY(PyEval_SaveThread) && PY(PyEval_RestoreThread);
 }
 
 static int intern_all(void)
 {
+    /* one line per group of names */
+    /* clang-format off */
 #define S(field, text)                                              \
     if (!(fpy.field = PY(PyUnicode_InternFromString)(text)))        \
         return 0;
@@ -95,8 +96,9 @@ static int intern_all(void)
     S(s_num_warps, "num_warps") S(s_num_ctas, "num_ctas") S(s_shared, "shared")
     S(s_launch_cooperative_grid, "launch_cooperative_grid") S(s_launch_pdl, "launch_pdl")
     S(s_global_scratch_size, "global_scratch_size") S(s_profile_scratch_size, "profile_scratch_size")
+    /* clang-format on */
 #undef S
-    return 1;
+                                                                    return 1;
 }
 
 /* fp_small_int's layout: CPython 3.12 or 3.13 (ver: Py_Version), and its

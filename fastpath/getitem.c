@@ -212,8 +212,8 @@ static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const 
         a[3 + nargs + i] = args[nargs + i];
     struct fp_prekey pk = {l->jitfn, pk_call, t0, site}, *saved = fp_prekey_tls;
     fp_prekey_tls = &pk;
-    PyObject *r = PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET,
-                                                kn);
+    PyObject *r =
+        PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, kn);
     fp_prekey_tls = saved;
     PY(Py_DecRef)(kn);
     return r;
@@ -345,7 +345,7 @@ static void direct_slot(void)
     void *generic = PY(PyType_GetSlot)(fpy.jit_cls, 5 /* Py_mp_subscript */);
     PY(PyErr_Clear)();
     void **mapping = *(void ***)((char *)fpy.jit_cls + 112); /* PyTypeObject.tp_as_mapping (3.9-3.13, 64-bit) */
-    if (generic && mapping && mapping[1] == generic) /* PyMappingMethods: mp_length, mp_subscript, ... */
+    if (generic && mapping && mapping[1] == generic)         /* PyMappingMethods: mp_length, mp_subscript, ... */
         mapping[1] = (void *)getitem;
 }
 
@@ -371,7 +371,8 @@ void fp_getitem_install(void)
     fp_phases_init();
     orig_getitem = PY(PyObject_GetAttrString)(fpy.jit_cls, "__getitem__");
     launcher_type = PY(PyType_FromSpec)(&spec);
-    PyObject *descr = launcher_type && orig_getitem && s_grid_warmup ? PY(PyDescr_NewMethod)(fpy.jit_cls, &getitem_def) : NULL;
+    PyObject *descr =
+        launcher_type && orig_getitem && s_grid_warmup ? PY(PyDescr_NewMethod)(fpy.jit_cls, &getitem_def) : NULL;
     if (!descr || PY(PyObject_SetAttrString)(fpy.jit_cls, "__getitem__", descr) < 0) {
         PY(PyErr_Clear)();
         static atomic_flag once;

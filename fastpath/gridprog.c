@@ -25,39 +25,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define GP_SLOTS 256    /* open addressing over code objects (a power of 2) */
-#define GP_MAX 128      /* programs (accepted or rejected) kept */
+#define GP_SLOTS 256 /* open addressing over code objects (a power of 2) */
+#define GP_MAX 128   /* programs (accepted or rejected) kept */
 #define GP_MAX_INSNS 256
-#define GP_TRIES 4      /* analyses of one code object (a guard that broke: look again) */
+#define GP_TRIES 4 /* analyses of one code object (a guard that broke: look again) */
 
 enum { G_IS = 1, G_ABSENT = 2, G_CODE = 3, G_TYPE = 4, G_ATTR = 5, G_GETATTR = 6, G_DICTOF = 7, G_CELL = 8 };
 
 struct gp_insn {
     int32_t op, a, b;
-    int32_t meta;       /* FP_G_META: the parameter index for meta_layout, -1: none */
+    int32_t meta; /* FP_G_META: the parameter index for meta_layout, -1: none */
     int64_t imm;
     PyObject *d, *name; /* borrowed from the analysis result */
 };
 struct gp_guard {
     int kind;
-    Py_ssize_t idx;     /* G_CELL: the closure index (a: the index as an int) */
+    Py_ssize_t idx; /* G_CELL: the closure index (a: the index as an int) */
     PyObject *a, *b, *c;
 };
 struct gp_prog {
-    PyObject *res;      /* the analysis result (held): every object below is borrowed from it */
-    PyObject *globals;  /* the grid function's globals (held) */
+    PyObject *res;     /* the analysis result (held): every object below is borrowed from it */
+    PyObject *globals; /* the grid function's globals (held) */
     uint32_t n, nhit, nepoch, nout;
     uint16_t out[3];
-    uint64_t meta_layout; /* the layout the FP_G_META indexes are resolved for (0: none) */
-    uint64_t epoch;       /* fpy.epoch when the epoch guards last held */
+    uint64_t meta_layout;    /* the layout the FP_G_META indexes are resolved for (0: none) */
+    uint64_t epoch;          /* fpy.epoch when the epoch guards last held */
     struct gp_guard *guards; /* nhit checked on every hit, then nepoch checked when fpy.epoch moved */
     struct gp_insn insn[];
 };
 struct fp_gslot {
-    PyObject *code;     /* held: the key */
-    struct gp_prog *p;  /* NULL: rejected (the grid is called) */
-    uint8_t busy;       /* being analyzed (Python runs meanwhile) */
-    uint8_t bad;        /* verify found it wrong */
+    PyObject *code;    /* held: the key */
+    struct gp_prog *p; /* NULL: rejected (the grid is called) */
+    uint8_t busy;      /* being analyzed (Python runs meanwhile) */
+    uint8_t bad;       /* verify found it wrong */
     uint8_t tries;
 };
 static struct fp_gslot slots[GP_SLOTS];
@@ -84,9 +84,9 @@ static int load(void)
     free(src);
     PyObject *g = code ? PY(PyDict_New)() : NULL, *name = NULL, *file = NULL, *r = NULL;
     int ok = g && PY(PyDict_SetItemString)(g, "__builtins__", PY(PyEval_GetBuiltins)()) == 0 &&
-             (name = PY(PyUnicode_FromString)("trlat_gridcheck")) && PY(PyDict_SetItemString)(g, "__name__", name) == 0 &&
-             (file = PY(PyUnicode_FromString)(path)) && PY(PyDict_SetItemString)(g, "__file__", file) == 0 &&
-             (r = PY(PyEval_EvalCode)(code, g, g));
+             (name = PY(PyUnicode_FromString)("trlat_gridcheck")) &&
+             PY(PyDict_SetItemString)(g, "__name__", name) == 0 && (file = PY(PyUnicode_FromString)(path)) &&
+             PY(PyDict_SetItemString)(g, "__file__", file) == 0 && (r = PY(PyEval_EvalCode)(code, g, g));
     PyObject *fn = ok ? PY(PyDict_GetItemString)(g, "analyze") : NULL;
     if (fn) {
         PY(Py_IncRef)(fn);

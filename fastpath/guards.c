@@ -16,7 +16,7 @@
 
 static struct {
     uint64_t epoch;
-    int reason;              /* + 1, 0 if none */
+    int reason; /* + 1, 0 if none */
     PyObject *rt_debug, *instr, *enter_calls, *exit_calls, *get_device, *get_stream;
 } K;
 

@@ -201,10 +201,10 @@ static struct tgetters {
     int ok, watched;
     fp_getter dtype, is_cuda;
     void *dtype_c, *is_cuda_c;
-    PyObject *data_ptr;       /* the method descriptor (held), NULL: call it the usual way */
+    PyObject *data_ptr; /* the method descriptor (held), NULL: call it the usual way */
     fp_noargs data_ptr_fn;
-    int attrs_words;          /* the type keeps instance attributes where fp_no_instance_attrs reads */
-} tg[2]; /* torch.Tensor, nn.Parameter */
+    int attrs_words; /* the type keeps instance attributes where fp_no_instance_attrs reads */
+} tg[2];             /* torch.Tensor, nn.Parameter */
 struct fp_tplain fp_tplain[2];
 
 /* The descriptor named name found on type's MRO, of Python type dtype and
@@ -262,8 +262,8 @@ static struct tgetters *getters(void *type)
         PY(Py_DecRef)(g->data_ptr);
     g->data_ptr = NULL;
     g->attrs_words = 0;
-    PyObject *d = g->ok && fpy.t_methdescr && PY(_PyObject_GetMethod) ? descr_of(type, fpy.s_data_ptr, fpy.t_methdescr)
-                                                                     : NULL;
+    PyObject *d =
+        g->ok && fpy.t_methdescr && PY(_PyObject_GetMethod) ? descr_of(type, fpy.s_data_ptr, fpy.t_methdescr) : NULL;
     const struct trlat_pymethoddef *md = d ? ((const struct fp_descr *)d)->d_def : NULL;
     if (md && md->ml_meth && md->ml_flags == TRLAT_METH_NOARGS) {
         g->data_ptr = d;
@@ -282,8 +282,8 @@ static struct tgetters *getters(void *type)
  * read of a type whose instances keep no attributes, and every read of
  * the others), or torch's getters asked. plain: the caller found data_ptr
  * unshadowed without asking (its fields read failed). */
-static int read_tensor_slow(struct fp_call *c, PyObject *v, struct tgetters *g, int plain,
-                            PyObject **dtype, int *cuda, uint64_t *ptr)
+static int read_tensor_slow(struct fp_call *c, PyObject *v, struct tgetters *g, int plain, PyObject **dtype, int *cuda,
+                            uint64_t *ptr)
 {
     PyObject *m = NULL;
     int unbound = 0;
@@ -552,8 +552,9 @@ int fp_call_key_build(struct fp_call *c)
         if (r)
             return r;
         if (__builtin_expect(fp_phases_on, 0)) /* the part's class only when timing */
-            fp_sub_end(fp_is_tensor(c->vals[j]) ? FP_SUB_TENSOR : FP_TYPE(c->vals[j]) == fpy.t_long ? FP_SUB_INT
-                                                                                              : FP_SUB_OTHER,
+            fp_sub_end(fp_is_tensor(c->vals[j])            ? FP_SUB_TENSOR
+                       : FP_TYPE(c->vals[j]) == fpy.t_long ? FP_SUB_INT
+                                                           : FP_SUB_OTHER,
                        t0);
     }
     uint64_t t_opt = fp_sub_begin();

@@ -113,8 +113,8 @@ void fp_last_save(struct fp_call *c, struct fp_entry *e)
         s->obj[j] = a->tag == FP_T_TENSOR ? NULL : c->vals[j];
         if (a->tag == FP_T_TENSOR) {
             const struct fp_param *P = &L->p[j];
-            s->ten[s->nten++] = (struct fp_lten){a->dtype, (uint16_t)j, a->wi, a->flags, !P->dns && !P->dnsa,
-                                                 P->annotated};
+            s->ten[s->nten++] =
+                (struct fp_lten){a->dtype, (uint16_t)j, a->wi, a->flags, !P->dns && !P->dnsa, P->annotated};
         }
     }
     memcpy(s->want, c->want, c->nwant * sizeof c->want[0]);

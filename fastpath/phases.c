@@ -25,8 +25,7 @@ static void print(void)
         len += snprintf(line + len, sizeof line - (size_t)len, " %s %.0f;", names[i],
                         (double)trlat_ticks_ns(atomic_load(&sum[i])) / (double)n);
     trlat_log("%s", line);
-    static const char *const parts[FP_SUB_N] = {"device",  "stream",  "tensors",
-                                                "ints",    "other",   "options+hash"};
+    static const char *const parts[FP_SUB_N] = {"device", "stream", "tensors", "ints", "other", "options+hash"};
     len = snprintf(line, sizeof line, "fast path phases, parts of the two above, ns per hit:");
     for (int i = 0; i < FP_SUB_N && len > 0 && len < (int)sizeof line; i++)
         len += snprintf(line + len, sizeof line - (size_t)len, " %s %.0f;", parts[i],

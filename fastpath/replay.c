@@ -22,7 +22,7 @@
 struct fp_rblock {
     const struct fp_entry *e; /* whose block this is, at gen; NULL: none */
     uint64_t gen;
-    int busy;                 /* a launch from it is in progress */
+    int busy; /* a launch from it is in progress */
     CUlaunchConfig cfg;
     CUlaunchAttribute attrs[FP_MAX_ATTRS];
     void *ptrs[FP_MAX_PARAMS];

@@ -67,8 +67,11 @@ int trlat_fastpath_counts(unsigned i, struct trlat_fastpath_counts *out)
     if (i > n)
         return 0;
     const struct fp_stat *s = i < n ? stats[i] : &other;
-    *out = (struct trlat_fastpath_counts){.name = s->name, .hits = TRLAT_RD(s->hits), .misses = TRLAT_RD(s->misses),
-                                          .reasons = s->reasons, .reason_names = fp_reason_names,
+    *out = (struct trlat_fastpath_counts){.name = s->name,
+                                          .hits = TRLAT_RD(s->hits),
+                                          .misses = TRLAT_RD(s->misses),
+                                          .reasons = s->reasons,
+                                          .reason_names = fp_reason_names,
                                           .nreasons = FP_R_COUNT};
     return 1;
 }

@@ -49,7 +49,8 @@ static int pack(const char *ty, PyObject *v, uint64_t *out, unsigned *width)
             return PY(PyErr_Occurred)() ? -1 : 0;
         }
         PyObject *argv[2] = {NULL, v};
-        PyObject *p = PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        PyObject *p =
+            PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
         if (!p)
             return -1;
         uint64_t ptr = PY(PyLong_AsUnsignedLongLong)(p);
@@ -69,10 +70,13 @@ static int pack(const char *ty, PyObject *v, uint64_t *out, unsigned *width)
         }
         return 0;
     }
-    static const struct { const char *ty; unsigned w; int kind; } T[] = {
-        {"i1", 1, 0}, {"i8", 1, 0}, {"i16", 2, 0}, {"i32", 4, 0}, {"i64", 8, 0}, {"u1", 1, 1}, {"u8", 1, 1},
-        {"u16", 2, 1}, {"u32", 4, 1}, {"u64", 8, 1}, {"fp32", 4, 2}, {"f32", 4, 2}, {"fp64", 8, 3},
-        {"bf16", 2, 4}, {"fp16", 2, 5}};
+    static const struct {
+        const char *ty;
+        unsigned w;
+        int kind;
+    } T[] = {{"i1", 1, 0},   {"i8", 1, 0},  {"i16", 2, 0},  {"i32", 4, 0},  {"i64", 8, 0},
+             {"u1", 1, 1},   {"u8", 1, 1},  {"u16", 2, 1},  {"u32", 4, 1},  {"u64", 8, 1},
+             {"fp32", 4, 2}, {"f32", 4, 2}, {"fp64", 8, 3}, {"bf16", 2, 4}, {"fp16", 2, 5}};
     for (unsigned i = 0; i < sizeof T / sizeof T[0]; i++) {
         if (strcmp(ty, T[i].ty) != 0)
             continue;

@@ -11,12 +11,12 @@
 
 struct trlat_clock {
     int use_tsc;
-    int untimed;             /* TRLAT_TIMING=none: launches are counted, not timed */
-    int sampled;             /* TRLAT_TIMING=sampled: fast-path hits timed 1 in TRLAT_SAMPLE_EVERY */
-    uint64_t tsc0;           /* ticks at time zero */
-    uint64_t mult;           /* ns = (ticks * mult) >> 32 */
-    uint64_t epoch_mono_ns;  /* CLOCK_MONOTONIC at time zero */
-    uint64_t epoch_real_ns;  /* CLOCK_REALTIME at time zero */
+    int untimed;            /* TRLAT_TIMING=none: launches are counted, not timed */
+    int sampled;            /* TRLAT_TIMING=sampled: fast-path hits timed 1 in TRLAT_SAMPLE_EVERY */
+    uint64_t tsc0;          /* ticks at time zero */
+    uint64_t mult;          /* ns = (ticks * mult) >> 32 */
+    uint64_t epoch_mono_ns; /* CLOCK_MONOTONIC at time zero */
+    uint64_t epoch_real_ns; /* CLOCK_REALTIME at time zero */
 };
 
 extern struct trlat_clock trlat_clk;

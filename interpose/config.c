@@ -18,12 +18,15 @@ static const struct choice cupti_choices[] = {
     {"0", TRLAT_CUPTI_OFF}, {"1", TRLAT_CUPTI_ON}, {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
 static const struct choice fastpath_choices[] = {
     {"0", TRLAT_FASTPATH_OFF}, {"1", TRLAT_FASTPATH_ON}, {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
-static const struct choice timing_choices[] = {
-    {"all", TRLAT_TIMING_ALL}, {"sampled", TRLAT_TIMING_SAMPLED}, {"none", TRLAT_TIMING_NONE}, {"auto", TRLAT_TIMING_AUTO},
-    {NULL, 0}};
+static const struct choice timing_choices[] = {{"all", TRLAT_TIMING_ALL},
+                                               {"sampled", TRLAT_TIMING_SAMPLED},
+                                               {"none", TRLAT_TIMING_NONE},
+                                               {"auto", TRLAT_TIMING_AUTO},
+                                               {NULL, 0}};
 static const struct choice fp_mode_choices[] = {
     {"value", TRLAT_FP_MODE_VALUE}, {"identical", TRLAT_FP_MODE_IDENTICAL}, {NULL, 0}};
-static const struct choice fp_gil_choices[] = {{"release", TRLAT_FP_GIL_RELEASE}, {"keep", TRLAT_FP_GIL_KEEP}, {NULL, 0}};
+static const struct choice fp_gil_choices[] = {
+    {"release", TRLAT_FP_GIL_RELEASE}, {"keep", TRLAT_FP_GIL_KEEP}, {NULL, 0}};
 static const struct choice fp_tensor_choices[] = {
     {"fields", TRLAT_FP_TENSORS_FIELDS}, {"getters", TRLAT_FP_TENSORS_GETTERS}, {NULL, 0}};
 /* skew: tests only (a wrong grid program for verify mode to find) */
@@ -141,8 +144,9 @@ void trlat_config_load(void)
             trlat_log("TRLAT_TRACE needs launch times; with TRLAT_TIMING=none no events are kept");
         options[TRLAT_OPT_CUPTI].value = TRLAT_CUPTI_OFF;
         options[TRLAT_OPT_TRACE].value = 0;
-        cupti_off_why = "TRLAT_TIMING=none: launches are not timed, and CUPTI's records join them by their driver entry "
-                        "time";
+        cupti_off_why =
+            "TRLAT_TIMING=none: launches are not timed, and CUPTI's records join them by their driver entry "
+            "time";
     } else if (options[TRLAT_OPT_CUPTI].value == TRLAT_CUPTI_AUTO &&
                options[TRLAT_OPT_FASTPATH].value == TRLAT_FASTPATH_ON) {
         /* CUPTI's callback and kernel record cost each launch of the
@@ -212,11 +216,11 @@ const char *trlat_config_name(enum trlat_opt opt)
 {
     switch (opt) {
     case TRLAT_OPT_CUPTI:
-        return options[opt].value == TRLAT_CUPTI_OFF ? "off"
-               : options[opt].value == TRLAT_CUPTI_ON ? "on" : "auto";
+        return options[opt].value == TRLAT_CUPTI_OFF ? "off" : options[opt].value == TRLAT_CUPTI_ON ? "on" : "auto";
     case TRLAT_OPT_FASTPATH:
-        return options[opt].value == TRLAT_FASTPATH_OFF ? "off"
-               : options[opt].value == TRLAT_FASTPATH_ON ? "on" : "verify";
+        return options[opt].value == TRLAT_FASTPATH_OFF  ? "off"
+               : options[opt].value == TRLAT_FASTPATH_ON ? "on"
+                                                         : "verify";
     case TRLAT_OPT_TIMING:
         return options[opt].value == TRLAT_TIMING_NONE      ? "none"
                : options[opt].value == TRLAT_TIMING_SAMPLED ? "sampled"

@@ -13,17 +13,16 @@
 #undef cuLaunchKernelEx
 #undef cuLaunchCooperativeKernel
 
-typedef CUresult (*pfn_cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                       unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*pfn_cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                       CUstream, void **, void **);
 typedef CUresult (*pfn_cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
-typedef CUresult (*pfn_cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                                  unsigned, unsigned, unsigned, CUstream, void **);
+typedef CUresult (*pfn_cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                                  unsigned, unsigned, CUstream, void **);
 typedef CUresult (*pfn_cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
 typedef CUresult (*pfn_cuLibraryGetKernel)(CUkernel *, CUlibrary, const char *);
 typedef CUresult (*pfn_cuKernelGetFunction)(CUfunction *, CUkernel);
 typedef CUresult (*pfn_cuGetProcAddress)(const char *, void **, int, cuuint64_t);
-typedef CUresult (*pfn_cuGetProcAddress_v2)(const char *, void **, int, cuuint64_t,
-                                            CUdriverProcAddressQueryResult *);
+typedef CUresult (*pfn_cuGetProcAddress_v2)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 typedef CUresult (*pfn_cuFuncGetName)(const char **, CUfunction);
 typedef CUresult (*pfn_cuKernelGetName)(const char **, CUkernel);
 

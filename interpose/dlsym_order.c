@@ -42,9 +42,11 @@ static atomic_flag said;
 static void say(void)
 {
     if (in_the_way[0])
-        trlat_log_once(&said, "%s wraps dlsym ahead of trlat and answers lookups without trlat's: launches of "
-                              "kernels found through dlsym or cuGetProcAddress (Triton's, the CUDA runtime's) are "
-                              "not seen; put libtrlat.so before it in LD_PRELOAD", in_the_way);
+        trlat_log_once(&said,
+                       "%s wraps dlsym ahead of trlat and answers lookups without trlat's: launches of "
+                       "kernels found through dlsym or cuGetProcAddress (Triton's, the CUDA runtime's) are "
+                       "not seen; put libtrlat.so before it in LD_PRELOAD",
+                       in_the_way);
 }
 
 __attribute__((constructor)) static void check_dlsym_order(void)

@@ -3,26 +3,25 @@
 #define TRLAT_FN_LIST_H
 
 /* Every entry point trlat wraps, by the name libcuda exports. */
-#define TRLAT_WRAPPED(X)                        \
-    X(cuLaunchKernel)                           \
-    X(cuLaunchKernel_ptsz)                      \
-    X(cuLaunchKernelEx)                         \
-    X(cuLaunchKernelEx_ptsz)                    \
-    X(cuLaunchCooperativeKernel)                \
-    X(cuLaunchCooperativeKernel_ptsz)           \
-    X(cuModuleGetFunction)                      \
-    X(cuLibraryGetKernel)                       \
-    X(cuKernelGetFunction)                      \
-    X(cuGetProcAddress)                         \
+#define TRLAT_WRAPPED(X)              \
+    X(cuLaunchKernel)                 \
+    X(cuLaunchKernel_ptsz)            \
+    X(cuLaunchKernelEx)               \
+    X(cuLaunchKernelEx_ptsz)          \
+    X(cuLaunchCooperativeKernel)      \
+    X(cuLaunchCooperativeKernel_ptsz) \
+    X(cuModuleGetFunction)            \
+    X(cuLibraryGetKernel)             \
+    X(cuKernelGetFunction)            \
+    X(cuGetProcAddress)               \
     X(cuGetProcAddress_v2)
 
 enum trlat_fn {
 #define X(n) TRLAT_FN_##n,
     TRLAT_WRAPPED(X)
 #undef X
-    TRLAT_FN_COUNT
+        TRLAT_FN_COUNT
 };
-
 
 /* Real pointers (and wrappers) per entry point: see real.h. */
 #define TRLAT_SLOTS 4

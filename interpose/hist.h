@@ -25,8 +25,7 @@ static inline unsigned trlat_hist_index(uint64_t v)
     unsigned msb = 63u - (unsigned)__builtin_clzll(v);
     if (msb > TRLAT_HIST_MAX_MSB)
         return TRLAT_HIST_BUCKETS - 1u;
-    return TRLAT_HIST_LINEAR + (msb - 4u) * TRLAT_HIST_SUB +
-           (unsigned)((v >> (msb - 3u)) & (TRLAT_HIST_SUB - 1u));
+    return TRLAT_HIST_LINEAR + (msb - 4u) * TRLAT_HIST_SUB + (unsigned)((v >> (msb - 3u)) & (TRLAT_HIST_SUB - 1u));
 }
 
 /* Smallest value that falls in bucket i. */

@@ -49,7 +49,7 @@ static __attribute__((noinline)) void record_error(struct trlat_tstate *ts, void
 /* The launch path's helpers are forced inline: a profile-guided build
  * (make pgo) that saw mostly fast-path hits left them out of line here. */
 static inline __attribute__((always_inline)) void record(struct trlat_tstate *ts, void *func, uint64_t t0, uint64_t t1,
-                                                          CUresult rc, uint64_t py_t0, uint64_t site)
+                                                         CUresult rc, uint64_t py_t0, uint64_t site)
 {
     trlat_rec_add(ts, func, t0, t1, py_t0, site);
     if (UNLIKELY(rc != CUDA_SUCCESS))
@@ -92,8 +92,13 @@ static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const s
             trlat_kslot_add_site(k, site, TRLAT_SITE_NATIVE);
     }
     if (trlat_trace_on()) {
-        struct trlat_event e = {.t0 = l->t0, .t1 = l->t1, .py_t0 = ts->py_t0, .func = l->func, .stream = l->stream,
-                                .corr = has_id ? trlat_launch_corr(l->t0) : 0, .tid = ts->tid};
+        struct trlat_event e = {.t0 = l->t0,
+                                .t1 = l->t1,
+                                .py_t0 = ts->py_t0,
+                                .func = l->func,
+                                .stream = l->stream,
+                                .corr = has_id ? trlat_launch_corr(l->t0) : 0,
+                                .tid = ts->tid};
         for (int i = 0; i < 3; i++) {
             e.grid[i] = l->grid[i];
             e.block[i] = l->block[i];
@@ -158,31 +163,37 @@ static inline __attribute__((always_inline)) uint32_t needs_slow(const struct tr
  * while the thread is inside a launch wrapper's driver call (a shim under
  * trlat calling an exported launch entry point) goes straight to the real
  * one, unrecorded: the outer wrapper counts it. */
-#define FAST_PATH(CALL, FUNC, SLOW_CALL)                        \
-    struct trlat_tstate *ts = trlat_tstate_get();               \
-    if (UNLIKELY(!ts))                                          \
-        return CALL;                                            \
-    if (UNLIKELY(needs_slow(ts)))                               \
-        return ts->in_launch ? CALL : SLOW_CALL;                \
-    uint64_t py_t0, site;                                       \
-    python_part(ts, &py_t0, &site);                             \
-    uint64_t t0 = launch_stamp(ts, 1);                          \
-    ts->cur_t0 = t0;                                            \
-    ts->in_launch = 1;                                          \
-    CUresult rc = CALL;                                         \
-    ts->in_launch = 0;                                          \
-    ts->cur_t0 = 0;                                             \
-    uint64_t t1 = t0 ? trlat_ticks() : 0;                       \
-    record(ts, FUNC, t0, t1, rc, py_t0, site);                  \
+#define FAST_PATH(CALL, FUNC, SLOW_CALL)          \
+    struct trlat_tstate *ts = trlat_tstate_get(); \
+    if (UNLIKELY(!ts))                            \
+        return CALL;                              \
+    if (UNLIKELY(needs_slow(ts)))                 \
+        return ts->in_launch ? CALL : SLOW_CALL;  \
+    uint64_t py_t0, site;                         \
+    python_part(ts, &py_t0, &site);               \
+    uint64_t t0 = launch_stamp(ts, 1);            \
+    ts->cur_t0 = t0;                              \
+    ts->in_launch = 1;                            \
+    CUresult rc = CALL;                           \
+    ts->in_launch = 0;                            \
+    ts->cur_t0 = 0;                               \
+    uint64_t t1 = t0 ? trlat_ticks() : 0;         \
+    record(ts, FUNC, t0, t1, rc, py_t0, site);    \
     return rc
 
-static __attribute__((noinline)) CUresult
-launch_kernel_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real, void *ret, CUfunction f, unsigned gx,
-                   unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
-                   void **params, void **extra)
+static __attribute__((noinline)) CUresult launch_kernel_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real,
+                                                             void *ret, CUfunction f, unsigned gx, unsigned gy,
+                                                             unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                                             unsigned shmem, CUstream s, void **params, void **extra)
 {
-    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
-                             .shmem = shmem, .stream = s, .params = params, .extra = extra};
+    struct trlat_launch l = {.fn = fn,
+                             .func = f,
+                             .grid = {gx, gy, gz},
+                             .block = {bx, by, bz},
+                             .shmem = shmem,
+                             .stream = s,
+                             .params = params,
+                             .extra = extra};
     return launch_slow(ts, &l, real, ret);
 }
 
@@ -199,19 +210,25 @@ static __attribute__((noinline)) CUresult launch_kernel_ex_slow(struct trlat_tst
     return launch_slow(ts, &l, real, ret);
 }
 
-static __attribute__((noinline)) CUresult
-launch_coop_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real, void *ret, CUfunction f, unsigned gx,
-                 unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream s,
-                 void **params)
+static __attribute__((noinline)) CUresult launch_coop_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real,
+                                                           void *ret, CUfunction f, unsigned gx, unsigned gy,
+                                                           unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                                           unsigned shmem, CUstream s, void **params)
 {
-    struct trlat_launch l = {.fn = fn, .func = f, .grid = {gx, gy, gz}, .block = {bx, by, bz},
-                             .shmem = shmem, .stream = s, .params = params};
+    struct trlat_launch l = {.fn = fn,
+                             .func = f,
+                             .grid = {gx, gy, gz},
+                             .block = {bx, by, bz},
+                             .shmem = shmem,
+                             .stream = s,
+                             .params = params};
     return launch_slow(ts, &l, real, ret);
 }
 
-static inline __attribute__((always_inline)) CUresult
-launch_kernel(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-              unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
+static inline __attribute__((always_inline)) CUresult launch_kernel(enum trlat_fn fn, int slot, void *ret, CUfunction f,
+                                                                    unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                                                    unsigned by, unsigned bz, unsigned shmem,
+                                                                    CUstream s, void **params, void **extra)
 {
     pfn_cuLaunchKernel real = (pfn_cuLaunchKernel)trlat_real_get(fn, slot);
     if (UNLIKELY(!real))
@@ -220,9 +237,9 @@ launch_kernel(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, 
               launch_kernel_slow(ts, fn, (void *)real, ret, f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }
 
-static inline __attribute__((always_inline)) CUresult
-launch_kernel_ex(enum trlat_fn fn, int slot, void *ret, const CUlaunchConfig *c, CUfunction f, void **params,
-                 void **extra)
+static inline __attribute__((always_inline)) CUresult launch_kernel_ex(enum trlat_fn fn, int slot, void *ret,
+                                                                       const CUlaunchConfig *c, CUfunction f,
+                                                                       void **params, void **extra)
 {
     pfn_cuLaunchKernelEx real = (pfn_cuLaunchKernelEx)trlat_real_get(fn, slot);
     if (UNLIKELY(!real))
@@ -230,9 +247,10 @@ launch_kernel_ex(enum trlat_fn fn, int slot, void *ret, const CUlaunchConfig *c,
     FAST_PATH(real(c, f, params, extra), f, launch_kernel_ex_slow(ts, fn, (void *)real, ret, c, f, params, extra));
 }
 
-static inline __attribute__((always_inline)) CUresult
-launch_coop(enum trlat_fn fn, int slot, void *ret, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-            unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params)
+static inline __attribute__((always_inline)) CUresult launch_coop(enum trlat_fn fn, int slot, void *ret, CUfunction f,
+                                                                  unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                                                  unsigned by, unsigned bz, unsigned shmem, CUstream s,
+                                                                  void **params)
 {
     pfn_cuLaunchCooperativeKernel real = (pfn_cuLaunchCooperativeKernel)trlat_real_get(fn, slot);
     if (UNLIKELY(!real))
@@ -246,13 +264,13 @@ CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **para
     return launch_kernel_ex(TRLAT_FN_cuLaunchKernelEx, 0, __builtin_return_address(0), config, f, params, extra);
 }
 
-#define LK_PARAMS                                                                                           \
+#define LK_PARAMS                                                                                            \
     CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, \
         CUstream s, void **p, void **e
 #define LK_ARGS f, gx, gy, gz, bx, by, bz, sh, s, p, e
 #define LKEX_PARAMS const CUlaunchConfig *c, CUfunction f, void **p, void **e
 #define LKEX_ARGS c, f, p, e
-#define COOP_PARAMS                                                                                         \
+#define COOP_PARAMS                                                                                          \
     CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, \
         CUstream s, void **p
 #define COOP_ARGS f, gx, gy, gz, bx, by, bz, sh, s, p
@@ -263,4 +281,3 @@ TRLAT_WRAPPERS(cuLaunchKernelEx, launch_kernel_ex, LKEX_PARAMS, LKEX_ARGS)
 TRLAT_WRAPPERS(cuLaunchKernelEx_ptsz, launch_kernel_ex, LKEX_PARAMS, LKEX_ARGS)
 TRLAT_WRAPPERS(cuLaunchCooperativeKernel, launch_coop, COOP_PARAMS, COOP_ARGS)
 TRLAT_WRAPPERS(cuLaunchCooperativeKernel_ptsz, launch_coop, COOP_PARAMS, COOP_ARGS)
-

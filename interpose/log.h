@@ -12,10 +12,10 @@ void trlat_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void trlat_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prints at most once per flag, e.g. `static atomic_flag f; trlat_log_once(&f, ...)`. */
-#define trlat_log_once(flag, ...)                                  \
-    do {                                                           \
+#define trlat_log_once(flag, ...)                                             \
+    do {                                                                      \
         if (!atomic_flag_test_and_set_explicit((flag), memory_order_relaxed)) \
-            trlat_log(__VA_ARGS__);                                \
+            trlat_log(__VA_ARGS__);                                           \
     } while (0)
 
 /* Resets the line budget (after fork, and in tests). */

@@ -70,8 +70,10 @@ void trlat_names_add(void *handle, const char *name)
         if (!k) {
             if (used + 1 >= NAMES_CAP - NAMES_CAP / 8) { /* keep probes short */
                 static atomic_flag once;
-                trlat_log_once(&once, "more than %u kernel handles: the names of the others are asked of the driver "
-                                      "when the report is written", NAMES_CAP - NAMES_CAP / 8);
+                trlat_log_once(&once,
+                               "more than %u kernel handles: the names of the others are asked of the driver "
+                               "when the report is written",
+                               NAMES_CAP - NAMES_CAP / 8);
                 goto out;
             }
             const char *copy = intern(name, NULL);

@@ -39,9 +39,8 @@ static void wrap_result(CUresult rc, const char *sym, void **pfn, int cuda_versi
         *pfn = trlat_wrap_pointer((enum trlat_fn)fn, *pfn);
 }
 
-static inline __attribute__((always_inline)) CUresult get_proc_address(enum trlat_fn fn, int slot, void *ret,
-                                                                       const char *sym, void **pfn, int ver,
-                                                                       cuuint64_t flags)
+static inline __attribute__((always_inline)) CUresult
+get_proc_address(enum trlat_fn fn, int slot, void *ret, const char *sym, void **pfn, int ver, cuuint64_t flags)
 {
     pfn_cuGetProcAddress real = (pfn_cuGetProcAddress)trlat_real_get(fn, slot);
     if (UNLIKELY(!real))

@@ -16,16 +16,15 @@ const char *const trlat_fn_names[TRLAT_FN_COUNT] = {
 /* glibc's dlsym, for trlat's own lookups, and the next dlsym after trlat's
  * (dlsym_entry.S jumps there): another preloaded library's that wraps
  * dlsym, else glibc's. */
-void *(*trlat_glibc_dlsym)(void *, const char *) __attribute__((visibility("hidden")));
-void *(*trlat_next_dlsym)(void *, const char *) __attribute__((visibility("hidden")));
+void *(*trlat_glibc_dlsym)(void *, const char *)__attribute__((visibility("hidden")));
+void *(*trlat_next_dlsym)(void *, const char *)__attribute__((visibility("hidden")));
 _Atomic int trlat_dlsym_reached;
 
 /* Called by the stub before its first jump, possibly before any constructor
  * of trlat ran (another preloaded library's constructor may call dlsym). */
 /* Not instrumented in sanitizer builds: ASan's own start-up calls dlsym
  * before ASan can run instrumented code. */
-__attribute__((visibility("hidden"), no_sanitize_address, no_sanitize_undefined)) void
-trlat_resolve_glibc_dlsym(void)
+__attribute__((visibility("hidden"), no_sanitize_address, no_sanitize_undefined)) void trlat_resolve_glibc_dlsym(void)
 {
     if (trlat_next_dlsym)
         return;
@@ -101,7 +100,8 @@ void *trlat_real_resolve(enum trlat_fn fn)
         p = trlat_libcuda_sym(trlat_fn_names[fn]);
     if (!p) {
         static atomic_flag once;
-        trlat_log_once(&once, "%s called but no libcuda in the process exports it; returning CUDA_ERROR_NOT_INITIALIZED",
+        trlat_log_once(&once,
+                       "%s called but no libcuda in the process exports it; returning CUDA_ERROR_NOT_INITIALIZED",
                        trlat_fn_names[fn]);
         return NULL;
     }
@@ -138,7 +138,8 @@ void *trlat_wrap_pointer(enum trlat_fn fn, void *p)
         }
     }
     static atomic_flag once;
-    trlat_log_once(&once, "cuGetProcAddress returned more than %d versions of %s; launches through the others are not seen",
+    trlat_log_once(&once,
+                   "cuGetProcAddress returned more than %d versions of %s; launches through the others are not seen",
                    TRLAT_SLOTS, trlat_fn_names[fn]);
     return p;
 }

@@ -29,8 +29,12 @@ int trlat_file_dir(const char *path, char *out, size_t len)
 
 static const char *kind_refused(mode_t m)
 {
-    return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO"
-           : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : NULL;
+    return S_ISCHR(m)    ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISDIR(m)  ? "a directory"
+                         : NULL;
 }
 
 const char *trlat_file_refused(const char *path)

@@ -45,8 +45,8 @@ void trlat_trace_put(const struct trlat_event *src)
          * a slot its parent's thread was writing), or a newer event there */
         if (cur > 2 * n || ((cur & 1) && (cur >> 1) >= base))
             return;
-    } while (!atomic_compare_exchange_weak_explicit(&e->seq, &cur, 2 * n + 1, memory_order_relaxed,
-                                                    memory_order_relaxed));
+    } while (
+        !atomic_compare_exchange_weak_explicit(&e->seq, &cur, 2 * n + 1, memory_order_relaxed, memory_order_relaxed));
     atomic_thread_fence(memory_order_release); /* the odd seq before any field */
     WR(e->t0, src->t0);
     WR(e->t1, src->t1);

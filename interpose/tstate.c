@@ -177,7 +177,8 @@ struct trlat_kslot *trlat_kslot_slow(struct trlat_tstate *ts, void *func)
     if (ts->nslots >= TRLAT_MAX_SLOTS_PER_THREAD || (2 * (ts->nslots + 1) > ts->index_cap && index_grow(ts)) ||
         !(k = new_slot(ts, func))) {
         static atomic_flag once;
-        trlat_log_once(&once, "more distinct kernels than trlat keeps per thread (%d); the rest are counted as \"(other)\"",
+        trlat_log_once(&once,
+                       "more distinct kernels than trlat keeps per thread (%d); the rest are counted as \"(other)\"",
                        TRLAT_MAX_SLOTS_PER_THREAD);
         k = &ts->overflow;
         goto found; /* not cached: keep looking up new kernels */

@@ -34,16 +34,16 @@ struct trlat_site {
 };
 
 struct trlat_kslot {
-    void *func;       /* CUfunction (or CUkernel) handle as launched */
-    const char *name; /* from the name registry when the slot was made; may be NULL */
-    uint64_t errors;  /* launches the driver refused */
-    uint64_t untimed; /* launches counted without times (TRLAT_TIMING=none, a hit not sampled) */
+    void *func;        /* CUfunction (or CUkernel) handle as launched */
+    const char *name;  /* from the name registry when the slot was made; may be NULL */
+    uint64_t errors;   /* launches the driver refused */
+    uint64_t untimed;  /* launches counted without times (TRLAT_TIMING=none, a hit not sampled) */
     uint64_t weighted; /* what sampled hits' weights add to driver's count beyond one each */
     struct trlat_stat driver, gap, py;
     struct trlat_stat ret; /* driver exit to the Python call's return (its first launch) */
     struct trlat_site sites[TRLAT_MAX_SITES];
     uint64_t other_sites;
-    int site_kind;    /* TRLAT_SITE_PYTHON or TRLAT_SITE_NATIVE of the last site added */
+    int site_kind; /* TRLAT_SITE_PYTHON or TRLAT_SITE_NATIVE of the last site added */
 };
 
 enum { TRLAT_SITE_NONE = 0, TRLAT_SITE_PYTHON = 1, TRLAT_SITE_NATIVE = 2 };
@@ -63,7 +63,7 @@ struct trlat_chunk {
  * returns, its return time (ret - t1: py_return_ns); 0 where none. */
 struct trlat_rec {
     void *func;
-    uint64_t t0, t1; /* ticks */
+    uint64_t t0, t1;           /* ticks */
     uint64_t py_t0, site, ret; /* site: see trlat_rec_site */
 };
 #define TRLAT_REC_BATCH 256
@@ -163,7 +163,7 @@ struct trlat_tstate {
     _Atomic uint64_t rec_gen; /* odd while a fold rewrites recs (seqlock for the report) */
     void *last_func;
     struct trlat_kslot *last_slot;
-    uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */
+    uint64_t last_exit;   /* ticks at the last folded launch's return; 0: none yet */
     uint64_t last_weight; /* that launch's weight bits (trlat_rec_site; 0: 1) */
     /* What this thread's outermost Python calls did (the hook's counts,
      * summed over threads by its report section; interpose/python/pyhook.h). */
@@ -171,7 +171,10 @@ struct trlat_tstate {
     int native_sites; /* TRLAT_STACKS=1 */
 
     /* per-thread index func -> slot, private to the owner thread */
-    struct trlat_ientry { void *key; struct trlat_kslot *slot; } *index;
+    struct trlat_ientry {
+        void *key;
+        struct trlat_kslot *slot;
+    } * index;
     uint32_t index_cap, nslots;
     struct trlat_kslot overflow; /* launches past TRLAT_MAX_SLOTS_PER_THREAD kernels */
 
@@ -246,7 +249,7 @@ void trlat_tstate_drain(struct trlat_tstate *ts);
 /* Appends a launch (py_t0, site: struct trlat_rec; a py_t0 makes it the
  * Python call's first launch, ts->py_rec); folds when the batch is full. */
 static inline __attribute__((always_inline)) void trlat_rec_add(struct trlat_tstate *ts, void *func, uint64_t t0,
-                                                                 uint64_t t1, uint64_t py_t0, uint64_t site)
+                                                                uint64_t t1, uint64_t py_t0, uint64_t site)
 {
     struct trlat_rec *r = &ts->recs[ts->nrec];
     r->func = func;
@@ -311,9 +314,10 @@ trlat_rec_add_times(const struct trlat_rec *r, const struct trlat_rec_last *last
  * reading of records still pending both go through here. */
 int trlat_rec_times_weighted(const struct trlat_rec *r, struct trlat_rec_last *last, struct trlat_stat *driver,
                              struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret, uint64_t *weighted);
-static inline __attribute__((always_inline)) int
-trlat_rec_times(const struct trlat_rec *r, struct trlat_rec_last *last, struct trlat_stat *driver,
-                struct trlat_stat *gap, struct trlat_stat *py, struct trlat_stat *ret, uint64_t *weighted)
+static inline __attribute__((always_inline)) int trlat_rec_times(const struct trlat_rec *r, struct trlat_rec_last *last,
+                                                                 struct trlat_stat *driver, struct trlat_stat *gap,
+                                                                 struct trlat_stat *py, struct trlat_stat *ret,
+                                                                 uint64_t *weighted)
 {
     if (!r->t0) {
         last->t1 = last->weight = 0;

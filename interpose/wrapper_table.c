@@ -3,8 +3,7 @@
 
 /* Declared as data: cuda.h's prototypes are not wanted here. */
 
-#define DECLARE(n)                   \
-    extern char n[], n##_s1[], n##_s2[], n##_s3[];
+#define DECLARE(n) extern char n[], n##_s1[], n##_s2[], n##_s3[];
 TRLAT_WRAPPED(DECLARE)
 #undef DECLARE
 

@@ -32,7 +32,8 @@ static int reindex(struct trlat_fold *f)
 struct trlat_kstats *trlat_fold_kernel(struct trlat_fold *f, const char *name)
 {
     if (f->index_cap) {
-        for (size_t h = (size_t)trlat_hash_str(name) & (f->index_cap - 1); f->index[h]; h = (h + 1) & (f->index_cap - 1))
+        for (size_t h = (size_t)trlat_hash_str(name) & (f->index_cap - 1); f->index[h];
+             h = (h + 1) & (f->index_cap - 1))
             if (strcmp(f->k[f->index[h] - 1]->name, name) == 0)
                 return f->k[f->index[h] - 1];
     }

@@ -49,8 +49,10 @@ static void self_check(uint64_t records, uint64_t joined, int launched_by_trlat)
     static atomic_flag once;
     if (!records || joined || !launched_by_trlat)
         return;
-    trlat_log_once(&once, "CUPTI delivered %llu kernel records but no launch callback joined them; GPU times are "
-                          "kept, starvation is not computed", (unsigned long long)records);
+    trlat_log_once(&once,
+                   "CUPTI delivered %llu kernel records but no launch callback joined them; GPU times are "
+                   "kept, starvation is not computed",
+                   (unsigned long long)records);
 }
 
 void trlat_gpu_section_fold(struct trlat_fold *f)
@@ -93,8 +95,8 @@ void trlat_gpu_section_fold(struct trlat_fold *f)
     self_check(records, joined, launched_by_trlat);
     if (totals.dropped || totals.untimed)
         trlat_log("CUPTI: %llu activity records dropped, %llu kernels without GPU timestamps (still running at "
-                  "exit?); GPU totals leave them out", (unsigned long long)totals.dropped,
-                  (unsigned long long)totals.untimed);
+                  "exit?); GPU totals leave them out",
+                  (unsigned long long)totals.dropped, (unsigned long long)totals.untimed);
 }
 
 void trlat_gpu_section(struct trlat_json *j)

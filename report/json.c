@@ -45,11 +45,21 @@ static void put_str(FILE *o, const char *s)
             continue;
         }
         switch (*p) {
-        case '"': fputs("\\\"", o); break;
-        case '\\': fputs("\\\\", o); break;
-        case '\n': fputs("\\n", o); break;
-        case '\t': fputs("\\t", o); break;
-        case '\r': fputs("\\r", o); break;
+        case '"':
+            fputs("\\\"", o);
+            break;
+        case '\\':
+            fputs("\\\\", o);
+            break;
+        case '\n':
+            fputs("\\n", o);
+            break;
+        case '\t':
+            fputs("\\t", o);
+            break;
+        case '\r':
+            fputs("\\r", o);
+            break;
         default:
             if (*p < 0x20)
                 fprintf(o, "\\u%04x", *p);
@@ -96,10 +106,22 @@ void trlat_json_begin(struct trlat_json *j, FILE *out)
     j->depth = 0;
 }
 
-void trlat_json_obj(struct trlat_json *j, const char *key) { open_(j, key, '{'); }
-void trlat_json_arr(struct trlat_json *j, const char *key) { open_(j, key, '['); }
-void trlat_json_end_obj(struct trlat_json *j) { close_(j, '}'); }
-void trlat_json_end_arr(struct trlat_json *j) { close_(j, ']'); }
+void trlat_json_obj(struct trlat_json *j, const char *key)
+{
+    open_(j, key, '{');
+}
+void trlat_json_arr(struct trlat_json *j, const char *key)
+{
+    open_(j, key, '[');
+}
+void trlat_json_end_obj(struct trlat_json *j)
+{
+    close_(j, '}');
+}
+void trlat_json_end_arr(struct trlat_json *j)
+{
+    close_(j, ']');
+}
 
 void trlat_json_str(struct trlat_json *j, const char *key, const char *v)
 {

@@ -13,7 +13,7 @@ struct trlat_json {
 };
 
 void trlat_json_begin(struct trlat_json *j, FILE *out);
-void trlat_json_obj(struct trlat_json *j, const char *key);  /* key NULL inside arrays */
+void trlat_json_obj(struct trlat_json *j, const char *key); /* key NULL inside arrays */
 void trlat_json_arr(struct trlat_json *j, const char *key);
 void trlat_json_end_obj(struct trlat_json *j);
 void trlat_json_end_arr(struct trlat_json *j);

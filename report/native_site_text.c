@@ -7,7 +7,6 @@
 #include "interpose/real.h"
 #include "report/demangle.h"
 
-
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -43,8 +42,8 @@ static int symtab_lookup(const char *file, uintptr_t bias, uintptr_t pc, struct 
     const unsigned char *base = map;
     const Elf64_Ehdr *eh = map;
     int found = -1;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shoff == 0 || eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff == 0 ||
+        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
         goto out;
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(base + eh->e_shoff);
     uint64_t target = pc - bias, best = 0;

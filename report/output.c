@@ -167,8 +167,8 @@ static int replace_own(const struct trlat_output *o, const char *tmp)
 }
 
 /* Writes the report through a temporary beside want, then moves it there. */
-static int write_at(struct trlat_output *o, const char *want, int replace, mode_t mode,
-                    void (*fill)(FILE *, void *), void *arg, char *cause, size_t clen)
+static int write_at(struct trlat_output *o, const char *want, int replace, mode_t mode, void (*fill)(FILE *, void *),
+                    void *arg, char *cause, size_t clen)
 {
     char dir[PATH_MAX], tmp[PATH_MAX], final[sizeof o->path];
     int fd = -1;

@@ -73,8 +73,8 @@ void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *pat
         snprintf(drv, sizeof drv, "%s in the driver", human(driver, b, sizeof b));
     fprintf(out, "trlat: %" PRIu64 " launches of %zu kernels in %s; %s; report: %s\n", launches, f->n,
             human(wall_ns, a, sizeof a), drv, path ? path : "(not written)");
-    fprintf(out, "trlat: %-32s %10s %10s %10s %10s %10s %10s\n", "kernel (by host time; p50s)", "launches",
-            "py->drv", "driver", "gap", "gpu", "starved");
+    fprintf(out, "trlat: %-32s %10s %10s %10s %10s %10s %10s\n", "kernel (by host time; p50s)", "launches", "py->drv",
+            "driver", "gap", "gpu", "starved");
     for (size_t i = 0; i < f->n && i < TOP; i++) {
         const struct trlat_kstats *k = f->k[i];
         char name[33];
@@ -83,8 +83,7 @@ void trlat_report_summary(FILE *out, const struct trlat_fold *f, const char *pat
             memcpy(name + 29, "...", 4);
         fprintf(out, "trlat: %-32s %10" PRIu64 " %10s %10s %10s %10s %10s\n", name, k->from_driver + k->from_runtime,
                 median(&k->py, a, sizeof a), median(&k->driver, b, sizeof b), median(&k->gap, c, sizeof c),
-                f->has_gpu ? median(&k->gpu, d, sizeof d) : "-",
-                f->has_gpu ? human(k->starved_ns, e, sizeof e) : "-");
+                f->has_gpu ? median(&k->gpu, d, sizeof d) : "-", f->has_gpu ? human(k->starved_ns, e, sizeof e) : "-");
     }
     if (f->n > TOP)
         fprintf(out, "trlat: ... %zu more kernels in the report\n", f->n - TOP);

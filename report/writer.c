@@ -260,8 +260,10 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     trlat_json_end_obj(&j);
 
     trlat_json_obj(&j, "config");
-    trlat_json_str(&j, "cupti", trlat_report_cupti_state ? trlat_report_cupti_state
-                                : trlat_config(TRLAT_OPT_CUPTI) == TRLAT_CUPTI_OFF ? "off" : "unavailable");
+    trlat_json_str(&j, "cupti",
+                   trlat_report_cupti_state                           ? trlat_report_cupti_state
+                   : trlat_config(TRLAT_OPT_CUPTI) == TRLAT_CUPTI_OFF ? "off"
+                                                                      : "unavailable");
     trlat_json_str(&j, "cupti_reason", trlat_report_cupti_reason);
     trlat_json_str(&j, "fastpath", trlat_config_name(TRLAT_OPT_FASTPATH));
     trlat_json_bool(&j, "stacks", (int)trlat_config(TRLAT_OPT_STACKS));

@@ -135,4 +135,3 @@ void fp_tensor_direct_check(PyObject *v, PyObject *dtype, int cuda, uint64_t ptr
                             fp_td.agreed);
     }
 }
-

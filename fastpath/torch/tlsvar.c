@@ -21,7 +21,8 @@ static int symtab_find(const unsigned char *f, size_t n, const char *name, size_
 {
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
     if (n < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > n || eh->e_shnum > (n - eh->e_shoff) / sizeof(Elf64_Shdr))
+        eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > n ||
+        eh->e_shnum > (n - eh->e_shoff) / sizeof(Elf64_Shdr))
         return -1;
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
     size_t want = strlen(name) + 1;

@@ -5,8 +5,7 @@
 
 /* Per launch call: a TLS load or two, a few loads and stores, and for a
  * launch trlat did not make one TSC read. The exit call returns at once. */
-void CUPTIAPI trlat_cupti_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                   const void *data)
+void CUPTIAPI trlat_cupti_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     const CUpti_CallbackData *d = data;
     if (domain != CUPTI_CB_DOMAIN_DRIVER_API || d->callbackSite != CUPTI_API_ENTER)

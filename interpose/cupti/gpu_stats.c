@@ -19,7 +19,7 @@ struct item {
  * wait for the launch time that decides whether they were starvation. */
 struct pending {
     struct item it;
-    uint64_t dev_idle_from, dev_idle;   /* dev_idle 0: none */
+    uint64_t dev_idle_from, dev_idle; /* dev_idle 0: none */
     uint64_t st_idle_from, st_idle;
 };
 
@@ -52,8 +52,11 @@ struct trlat_gpu_stats {
     uint32_t nk, kcap;
     uint32_t *names; /* open addressing on name hash: kernel index + 1 */
     uint32_t nmask;
-    uint32_t other;  /* index of "(other)" + 1 */
-    struct { const char *p; uint32_t kernel; } cache[PTR_CACHE];
+    uint32_t other; /* index of "(other)" + 1 */
+    struct {
+        const char *p;
+        uint32_t kernel;
+    } cache[PTR_CACHE];
     struct trlat_gpu_event *ev;
     uint64_t ev_next;
     uint32_t ev_cap;
@@ -63,8 +66,12 @@ struct trlat_gpu_stats {
 void trlat_gpu_limits_default(struct trlat_gpu_limits *l)
 {
     *l = (struct trlat_gpu_limits){
-        .api_cap = 1u << 16, .pending_cap = 1u << 14, .window = 1u << 15,
-        .max_kernels = 4096, .max_streams = 4096, .events = 0,
+        .api_cap = 1u << 16,
+        .pending_cap = 1u << 14,
+        .window = 1u << 15,
+        .max_kernels = 4096,
+        .max_streams = 4096,
+        .events = 0,
     };
 }
 
@@ -184,7 +191,7 @@ static void event(struct trlat_gpu_stats *g, const struct trlat_gpu_event *e)
 }
 
 void trlat_gpu_stats_events(const struct trlat_gpu_stats *g, void (*fn)(const struct trlat_gpu_event *e, void *arg),
-                           void *arg)
+                            void *arg)
 {
     uint64_t from = g->ev_next > g->ev_cap ? g->ev_next - g->ev_cap : 0;
     for (uint64_t i = from; i < g->ev_next; i++)
@@ -213,9 +220,15 @@ static void resolve(struct trlat_gpu_stats *g, const struct pending *p, const st
     int driver = l && l->ext;
     count_launch(g, k, l);
     uint64_t t0 = !l ? 0 : driver ? l->ext : l->start;
-    struct trlat_gpu_event e = {.kind = TRLAT_GPU_EV_KERNEL, .driver = (uint8_t)driver, .kernel = p->it.kernel,
-                                .device = p->it.device, .stream = p->it.stream, .corr = p->it.corr,
-                                .start = p->it.start, .end = p->it.end, .ext = driver ? l->ext : 0};
+    struct trlat_gpu_event e = {.kind = TRLAT_GPU_EV_KERNEL,
+                                .driver = (uint8_t)driver,
+                                .kernel = p->it.kernel,
+                                .device = p->it.device,
+                                .stream = p->it.stream,
+                                .corr = p->it.corr,
+                                .start = p->it.start,
+                                .end = p->it.end,
+                                .ext = driver ? l->ext : 0};
     event(g, &e);
     if (p->dev_idle && p->dev_idle_from < t0) {
         k->starved_ns += p->dev_idle;
@@ -403,8 +416,8 @@ void trlat_gpu_stats_kernel(struct trlat_gpu_stats *g, const struct trlat_gpu_ke
     if (ki == UINT32_MAX)
         return;
     uint32_t dev = k->device < TRLAT_GPU_MAX_DEVICES ? k->device : TRLAT_GPU_MAX_DEVICES - 1;
-    struct item it = {.start = k->start, .end = k->end, .corr = k->corr, .kernel = ki, .device = dev,
-                      .stream = k->stream};
+    struct item it = {
+        .start = k->start, .end = k->end, .corr = k->corr, .kernel = ki, .device = dev, .stream = k->stream};
     if (!k->start || !k->end || k->end < k->start) {
         /* No time: count the launch, nothing else. */
         g->t.untimed++;

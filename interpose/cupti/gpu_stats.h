@@ -46,11 +46,11 @@
 #define TRLAT_GPU_MAX_DEVICES 64 /* larger ids share the last */
 
 struct trlat_gpu_kernel {
-    uint32_t corr;         /* CUPTI correlation id of the launching API call */
-    uint32_t device;       /* CUPTI device id */
-    uint32_t stream;       /* CUPTI stream id */
-    uint64_t start, end;   /* 0: CUPTI could not time it */
-    const char *name;      /* copied when new; NULL becomes "(unnamed)" */
+    uint32_t corr;       /* CUPTI correlation id of the launching API call */
+    uint32_t device;     /* CUPTI device id */
+    uint32_t stream;     /* CUPTI stream id */
+    uint64_t start, end; /* 0: CUPTI could not time it */
+    const char *name;    /* copied when new; NULL becomes "(unnamed)" */
 };
 
 struct trlat_gpu_limits {
@@ -64,41 +64,41 @@ struct trlat_gpu_limits {
 void trlat_gpu_limits_default(struct trlat_gpu_limits *l);
 
 struct trlat_gpu_kstat {
-    char *name;                 /* as CUPTI gives it (mangled for C++) */
-    struct trlat_stat gpu;      /* execution time per launch */
-    uint64_t driver;            /* joined with one of trlat's launches */
-    uint64_t other;             /* launched by a call trlat did not make (the
-                                   CUDA runtime's own, another library's) */
-    uint64_t unjoined;          /* launch record never found (lost, forgotten) */
-    uint64_t untimed;           /* records CUPTI could not time */
+    char *name;                                          /* as CUPTI gives it (mangled for C++) */
+    struct trlat_stat gpu;                               /* execution time per launch */
+    uint64_t driver;                                     /* joined with one of trlat's launches */
+    uint64_t other;                                      /* launched by a call trlat did not make (the
+                                                            CUDA runtime's own, another library's) */
+    uint64_t unjoined;                                   /* launch record never found (lost, forgotten) */
+    uint64_t untimed;                                    /* records CUPTI could not time */
     uint64_t starved_ns, starved_launches;               /* device idle ending with it */
     uint64_t stream_starved_ns, stream_starved_launches; /* its stream idle ending with it */
 };
 
 struct trlat_gpu_totals {
-    uint64_t kernels;       /* kernel records folded */
-    uint64_t busy_ns;       /* union of kernel intervals, per device, summed */
+    uint64_t kernels; /* kernel records folded */
+    uint64_t busy_ns; /* union of kernel intervals, per device, summed */
     uint64_t starved_ns, starved_launches;
     uint64_t stream_starved_ns;
-    uint64_t dropped;       /* records CUPTI reported dropped */
+    uint64_t dropped; /* records CUPTI reported dropped */
     uint64_t untimed;
-    uint64_t late;          /* too late for start order: no idle accounting */
-    uint64_t unjoined;      /* no launch record found */
-    uint64_t joined_trlat;  /* joined with one of trlat's launches */
-    uint64_t other_names;   /* launches folded into "(other)" */
-    uint64_t lost_join;     /* launch callbacks lost before reaching the fold (a full ring) */
-    uint32_t devices;       /* devices seen */
-    uint32_t pending;       /* kernels waiting for their launch record now */
+    uint64_t late;         /* too late for start order: no idle accounting */
+    uint64_t unjoined;     /* no launch record found */
+    uint64_t joined_trlat; /* joined with one of trlat's launches */
+    uint64_t other_names;  /* launches folded into "(other)" */
+    uint64_t lost_join;    /* launch callbacks lost before reaching the fold (a full ring) */
+    uint32_t devices;      /* devices seen */
+    uint32_t pending;      /* kernels waiting for their launch record now */
 };
 
 enum { TRLAT_GPU_EV_KERNEL, TRLAT_GPU_EV_STARVED_DEVICE, TRLAT_GPU_EV_STARVED_STREAM };
 struct trlat_gpu_event {
     uint8_t kind;
-    uint8_t driver;         /* kernel: launched through trlat */
-    uint32_t kernel;        /* index for trlat_gpu_stats_at */
+    uint8_t driver;  /* kernel: launched through trlat */
+    uint32_t kernel; /* index for trlat_gpu_stats_at */
     uint32_t device, stream, corr;
     uint64_t start, end;
-    uint64_t ext;           /* kernel: trlat's id for its launch, trlat_launch_corr (0: none) */
+    uint64_t ext; /* kernel: trlat's id for its launch, trlat_launch_corr (0: none) */
 };
 
 struct trlat_gpu_stats;
@@ -124,6 +124,6 @@ const struct trlat_gpu_kstat *trlat_gpu_stats_at(const struct trlat_gpu_stats *g
 void trlat_gpu_stats_totals(const struct trlat_gpu_stats *g, struct trlat_gpu_totals *t);
 /* The kept events, oldest first. */
 void trlat_gpu_stats_events(const struct trlat_gpu_stats *g, void (*fn)(const struct trlat_gpu_event *e, void *arg),
-                           void *arg);
+                            void *arg);
 
 #endif

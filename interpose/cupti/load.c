@@ -23,13 +23,13 @@ struct search {
     int tried;
 };
 
-#define SYM(field, name, required)                                                   \
-    do {                                                                             \
-        *(void **)&api->field = trlat_real_dlsym(h, name);                           \
-        if ((required) && !api->field) {                                             \
-            snprintf(s->err, sizeof s->err, "%s lacks %s", path, name);             \
-            return -1;                                                               \
-        }                                                                            \
+#define SYM(field, name, required)                                      \
+    do {                                                                \
+        *(void **)&api->field = trlat_real_dlsym(h, name);              \
+        if ((required) && !api->field) {                                \
+            snprintf(s->err, sizeof s->err, "%s lacks %s", path, name); \
+            return -1;                                                  \
+        }                                                               \
     } while (0)
 
 static int resolve(struct search *s, void *h, const char *path)
@@ -208,7 +208,8 @@ int trlat_cupti_load(struct trlat_cupti_api *api, char *why, size_t len)
     if (s.tried)
         snprintf(why, len, "no usable libcupti (last tried: %s); set TRLAT_CUPTI_LIB", s.err);
     else
-        snprintf(why, len, "libcupti not found (searched CUDA_HOME, beside libcudart, pip's nvidia packages, "
-                           "the system); set TRLAT_CUPTI_LIB");
+        snprintf(why, len,
+                 "libcupti not found (searched CUDA_HOME, beside libcudart, pip's nvidia packages, "
+                 "the system); set TRLAT_CUPTI_LIB");
     return -1;
 }

@@ -44,9 +44,9 @@ static int state;
 static char reason[320];
 static struct trlat_cupti_api api;
 static CUpti_SubscriberHandle subscriber;
-static int64_t ts_offset;  /* CUPTI time - trlat time, when CUPTI keeps its own clock */
-static atomic_int live;    /* records are folded */
-static atomic_int flushed; /* the exit flush ran: CUPTI is not called again */
+static int64_t ts_offset;     /* CUPTI time - trlat time, when CUPTI keeps its own clock */
+static atomic_int live;       /* records are folded */
+static atomic_int flushed;    /* the exit flush ran: CUPTI is not called again */
 static atomic_int exit_hooks; /* exit flush registrations so far */
 static int enabled_kinds[8], nenabled;
 
@@ -119,8 +119,12 @@ static void fold_buffer(uint8_t *buf, size_t valid)
         /* Only fields every kernel record version since CUpti_ActivityKernel4
          * has at the same offsets: an older libcupti gives older records. */
         const CUpti_ActivityKernel10 *k = (const void *)r;
-        struct trlat_gpu_kernel g = {.corr = k->correlationId, .device = k->deviceId, .stream = k->streamId,
-                                     .start = to_trlat(k->start), .end = to_trlat(k->end), .name = k->name};
+        struct trlat_gpu_kernel g = {.corr = k->correlationId,
+                                     .device = k->deviceId,
+                                     .stream = k->streamId,
+                                     .start = to_trlat(k->start),
+                                     .end = to_trlat(k->end),
+                                     .name = k->name};
         trlat_gpu_stats_kernel(fold, &g);
     }
 }
@@ -161,8 +165,10 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     pthread_mutex_unlock(&pool_lock);
     if (!b) {
         static atomic_flag once;
-        trlat_log_once(&once, "CUPTI asked for more than %d activity buffers of %zu KiB; it drops records until one "
-                              "is folded", MAX_BUFS, BUF_SIZE >> 10);
+        trlat_log_once(&once,
+                       "CUPTI asked for more than %d activity buffers of %zu KiB; it drops records until one "
+                       "is folded",
+                       MAX_BUFS, BUF_SIZE >> 10);
         return;
     }
     *buffer = b;

@@ -20,11 +20,11 @@ static void *sym(const char *name)
 static void resolve(void)
 {
     int all = 1;
-#define TRLAT_PYAPI_LOAD(req, ret, name, params)                      \
-    trlat_py.name = (ret(*) params)sym(#name);                        \
-    if ((req) && !trlat_py.name && all) {                             \
-        all = 0;                                                      \
-        missing = #name;                                              \
+#define TRLAT_PYAPI_LOAD(req, ret, name, params) \
+    trlat_py.name = (ret(*) params)sym(#name);   \
+    if ((req) && !trlat_py.name && all) {        \
+        all = 0;                                 \
+        missing = #name;                         \
     }
     TRLAT_PYAPI(TRLAT_PYAPI_LOAD)
 #undef TRLAT_PYAPI_LOAD

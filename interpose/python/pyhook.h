@@ -12,9 +12,13 @@
 #include <stdint.h>
 
 /* What a wrapper wraps (the `kind` given to _trlat_wrap). */
-enum trlat_pyhook_kind { TRLAT_PYHOOK_JIT = 0, TRLAT_PYHOOK_AUTOTUNER = 1, TRLAT_PYHOOK_HEURISTICS = 2,
-                         TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
-                         TRLAT_PYHOOK_KINDS };
+enum trlat_pyhook_kind {
+    TRLAT_PYHOOK_JIT = 0,
+    TRLAT_PYHOOK_AUTOTUNER = 1,
+    TRLAT_PYHOOK_HEURISTICS = 2,
+    TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
+    TRLAT_PYHOOK_KINDS
+};
 
 /* The fast path's side of a hooked JITFunction.run call (fastpath/
  * offers it through its module's `pymemo`: interpose/lifecycle.h). With

@@ -112,11 +112,9 @@ static PyObject *none_ref(void)
     return trlat_py.none;
 }
 
-static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (kind == TRLAT_PYHOOK_JIT && nargs >= 1 &&
-        trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
+    if (kind == TRLAT_PYHOOK_JIT && nargs >= 1 && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
         return run_with_fastpath(orig, args, nargs, kwnames);
     return vectorcall(orig, args, nargs, kwnames);
 }
@@ -186,8 +184,7 @@ static PyObject *getitem(PyObject *orig, PyObject *const *args, Py_ssize_t nargs
     return lambda.code ? make_lambda(args[0], args[1]) : vectorcall(orig, args, nargs, kwnames);
 }
 
-static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     struct trlat_tstate *ts = trlat_tstate_get();
     PyObject *kernel = subscript.kernel;

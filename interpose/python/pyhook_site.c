@@ -155,7 +155,7 @@ uint64_t trlat_pyhook_caller_site(void)
         frame_resolve();
     }
     PyObject *f = PY(PyEval_GetFrame)(); /* borrowed: the running frame */
-    PyObject *owned = NULL;               /* the outer frames, new references */
+    PyObject *owned = NULL;              /* the outer frames, new references */
     uint64_t site = 0;
     for (int depth = 0; f && depth < MAX_DEPTH; depth++) {
         PyObject *code = PY(PyFrame_GetCode)(f);

@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-#define TRLAT_PYSITES_MAX 4096    /* distinct file:line sites */
-#define TRLAT_PYSITES_KEYS 16384  /* distinct (code, offset) keys, power of 2 */
-#define TRLAT_PYSITE_OTHER 1      /* "(other python sites)" */
+#define TRLAT_PYSITES_MAX 4096   /* distinct file:line sites */
+#define TRLAT_PYSITES_KEYS 16384 /* distinct (code, offset) keys, power of 2 */
+#define TRLAT_PYSITE_OTHER 1     /* "(other python sites)" */
 
 /* What a key maps to. skip: the frame is inside the package whose frames
  * are not call sites (Triton's own); site is 0 then. */

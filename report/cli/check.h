@@ -50,7 +50,7 @@ void cli_json_parsing(void);
  * text truncated (whole: je is of the whole document, which opens like
  * one), invalid UTF-8 at byte pos, a number out of range or invalid JSON
  * at line and col. */
-_Noreturn void ld_json_error(struct ld *ld, const struct cli_text *t, const json_error_t *je, uint64_t pos,
-                             int line, int col, bool whole);
+_Noreturn void ld_json_error(struct ld *ld, const struct cli_text *t, const json_error_t *je, uint64_t pos, int line,
+                             int col, bool whole);
 
 #endif

@@ -116,9 +116,10 @@ static double kernel_mean(const struct cli_kernel *k, enum metric m)
 
 static double kernel_p50(const struct cli_kernel *k, enum metric m)
 {
-    return m == M_HOST ? cli_host_p50(k) : m == M_DRIVER ? cli_pct(&k->driver, 0.5)
-                                         : m == M_PY     ? cli_pct(&k->py, 0.5)
-                                                         : cli_pct(&k->gpu, 0.5);
+    return m == M_HOST     ? cli_host_p50(k)
+           : m == M_DRIVER ? cli_pct(&k->driver, 0.5)
+           : m == M_PY     ? cli_pct(&k->py, 0.5)
+                           : cli_pct(&k->gpu, 0.5);
 }
 
 static double total_mean(const struct cli_report *r, enum metric m)
@@ -247,8 +248,7 @@ static void count_row(struct cli_table *t, const char *label, uint64_t base, uin
 {
     char b[CLI_FMT_LEN], n[CLI_FMT_LEN], ch[CLI_FMT_LEN];
     double change = base ? ((double)now - (double)base) / (double)base : NAN;
-    cli_table_row(t, label, cli_fmt_count(b, base), cli_fmt_count(n, now), cli_fmt_change(ch, change),
-                  "(not tracked)");
+    cli_table_row(t, label, cli_fmt_count(b, base), cli_fmt_count(n, now), cli_fmt_change(ch, change), "(not tracked)");
 }
 
 static void print_totals(FILE *out, const struct diff *d, const struct cli_report *b, const struct cli_report *n)
@@ -365,8 +365,7 @@ static int verdict(FILE *out, const struct diff *d)
         improved += d->figs[i].st == ST_IMPROVED;
     }
     if (!regressed) {
-        fprintf(out, "\nOK: no tracked figure regressed by more than %g%% (%zu improved)\n", d->o->threshold,
-                improved);
+        fprintf(out, "\nOK: no tracked figure regressed by more than %g%% (%zu improved)\n", d->o->threshold, improved);
         return 0;
     }
     fprintf(out, "\nFAIL: %zu tracked figure%s regressed by more than %g%%:", regressed, regressed == 1 ? "" : "s",

@@ -219,13 +219,14 @@ int cli_json_dump_with(FILE *f, const void *json, const char *streamed, int (*wr
     json_t *v;
     size_t i = 0, n = json_object_size(root);
     fputs("{\n", f);
-    json_object_foreach((json_t *)root, key, v) {
+    json_object_foreach((json_t *)root, key, v)
+    {
         fputs("  ", f);
         cli_json_str(f, key);
         fputs(": ", f);
         int rc = streamed && strcmp(key, streamed) == 0 ? write(f, ctx)
-                 : json_is_array(v)                   ? dump_array(f, v)
-                                                      : dump_compact(f, v);
+                 : json_is_array(v)                     ? dump_array(f, v)
+                                                        : dump_compact(f, v);
         if (rc != 0)
             return -1;
         fputs(++i < n ? ",\n" : "\n", f);

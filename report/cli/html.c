@@ -101,8 +101,9 @@ static void intro(FILE *f, const struct cli_view *v)
 
 static void svg_open(FILE *f, const char *id, int height, const char *label)
 {
-    fprintf(f, "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n",
+    fprintf(f,
+            "<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n",
             id, CHART_W, height, CHART_W, height, label);
 }
 
@@ -234,8 +235,8 @@ static void hist_bars(FILE *f, const struct trlat_stat *s, unsigned lo, unsigned
         uint64_t upper = i + 1 < TRLAT_HIST_BUCKETS ? trlat_hist_lower(i + 1) : s->max + 1;
         snprintf(title, sizeof title, "%s %s to %s: %s launches", what, cli_fmt_ns(a, (double)trlat_hist_lower(i)),
                  cli_fmt_ns(b, (double)upper), cli_fmt_count(c, s->hist[i]));
-        rect(f, HIST_LEFT + (i - lo) * slot + off, HIST_TOP + HIST_PLOT_H - h, slot / 2 > 1 ? slot / 2 : 1, h,
-             color, title);
+        rect(f, HIST_LEFT + (i - lo) * slot + off, HIST_TOP + HIST_PLOT_H - h, slot / 2 > 1 ? slot / 2 : 1, h, color,
+             title);
     }
 }
 
@@ -243,8 +244,8 @@ static void hist_tick(FILE *f, unsigned i, unsigned lo, double slot)
 {
     char a[CLI_FMT_LEN];
     double x = HIST_LEFT + (i - lo) * slot;
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#8c96a3\"/>\n", x,
-            HIST_TOP + HIST_PLOT_H, x, HIST_TOP + HIST_PLOT_H + 5);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#8c96a3\"/>\n", x, HIST_TOP + HIST_PLOT_H, x,
+            HIST_TOP + HIST_PLOT_H + 5);
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, HIST_TOP + HIST_PLOT_H + 19,
             cli_fmt_ns(a, (double)trlat_hist_lower(i)));
 }
@@ -361,8 +362,8 @@ static void chart_starved(FILE *f, const struct cli_view *v)
     size_t rows;
     starved_total(v, &rows);
     svg_open(f, "chart-starved", rows ? 74 + 46 + (int)rows * 18 : 60, "starved share of the GPU's active time");
-    fprintf(f, "<text x=\"10\" y=\"14\">GPU active time: %s busy, %s starved (%.1f%%)</text>\n",
-            cli_fmt_ns(a, busy), cli_fmt_ns(b, (double)starved), share * 100.0);
+    fprintf(f, "<text x=\"10\" y=\"14\">GPU active time: %s busy, %s starved (%.1f%%)</text>\n", cli_fmt_ns(a, busy),
+            cli_fmt_ns(b, (double)starved), share * 100.0);
     snprintf(title, sizeof title, "busy %s", a);
     rect(f, 10, 22, width * (1 - share), 22, color_busy, title);
     snprintf(title, sizeof title, "starved %s", b);

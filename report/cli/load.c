@@ -6,14 +6,20 @@
 
 #define CLI_HIST_SCHEME TRLAT_HIST_SCHEME
 
-const char *const cli_python_counts[CLI_PY_COUNTS] = {"calls", "nested_calls", "calls_one_launch",
-                                                      "calls_multi_launch", "warmup", "error", "other"};
-const char *const cli_gpu_counters[CLI_GPU_COUNTERS] = {"kernel_records",     "devices",
-                                                        "busy_ns",            "starved_ns",
-                                                        "starved_launches",   "stream_starved_ns",
-                                                        "dropped_records",    "untimed_records",
-                                                        "late_records",       "unjoined_records",
-                                                        "joined_by_trlat_id", "other_kernel_records"};
+const char *const cli_python_counts[CLI_PY_COUNTS] = {
+    "calls", "nested_calls", "calls_one_launch", "calls_multi_launch", "warmup", "error", "other"};
+const char *const cli_gpu_counters[CLI_GPU_COUNTERS] = {"kernel_records",
+                                                        "devices",
+                                                        "busy_ns",
+                                                        "starved_ns",
+                                                        "starved_launches",
+                                                        "stream_starved_ns",
+                                                        "dropped_records",
+                                                        "untimed_records",
+                                                        "late_records",
+                                                        "unjoined_records",
+                                                        "joined_by_trlat_id",
+                                                        "other_kernel_records"};
 
 static void load_hist(struct ld *ld, const json_t *hist, struct trlat_stat *s)
 {
@@ -28,8 +34,8 @@ static void load_hist(struct ld *ld, const json_t *hist, struct trlat_stat *s)
         uint64_t idx = ld_as_u64(ld, json_array_get(pair, 0));
         uint64_t n = ld_as_u64(ld, json_array_get(pair, 1));
         if (idx >= TRLAT_HIST_BUCKETS)
-            ld_fail(ld, "bucket %llu is outside the %s scheme (0 to %u)", (unsigned long long)idx,
-                    CLI_HIST_SCHEME, TRLAT_HIST_BUCKETS - 1);
+            ld_fail(ld, "bucket %llu is outside the %s scheme (0 to %u)", (unsigned long long)idx, CLI_HIST_SCHEME,
+                    TRLAT_HIST_BUCKETS - 1);
         if ((long)idx <= prev)
             ld_fail(ld, "buckets are not in ascending order");
         if (!cli_add(&total, n))
@@ -93,7 +99,8 @@ static void load_fastpath(struct ld *ld, const json_t *k, struct cli_fastpath *f
         fp->fallbacks = cli_xcalloc(json_object_size(fb), sizeof *fp->fallbacks);
         const char *reason;
         const json_t *n;
-        json_object_foreach((json_t *)fb, reason, n) {
+        json_object_foreach((json_t *)fb, reason, n)
+        {
             struct cli_count *c = &fp->fallbacks[fp->n_fallbacks++];
             c->name = reason;
             c->n = ld_get_u64(ld, fb, reason);
@@ -157,7 +164,6 @@ static void load_kernels(struct ld *ld, const json_t *root, struct cli_report *r
     }
     ld_pop(ld, mark);
 }
-
 
 /* The events stay in the text (or, when the scanner left them in the
  * document, in the tree); they are read one at a time (cli_events), here
@@ -450,8 +456,7 @@ int cli_load_text(struct cli_report *r, const char *path, struct cli_text *t, in
     return 0;
 }
 
-int cli_load_buffer(struct cli_report *r, const char *path, const char *buf, size_t len, char *err,
-                    size_t errlen)
+int cli_load_buffer(struct cli_report *r, const char *path, const char *buf, size_t len, char *err, size_t errlen)
 {
     struct cli_text t;
     cli_text_memory(&t, buf, len);

@@ -64,13 +64,13 @@ struct cli_event {
     enum cli_ev_kind kind;
     const char *kernel;
     uint64_t start, end;
-    struct cli_u64 pid;          /* events of merged reports name their process */
-    struct cli_u64 tid, py, corr; /* launch (corr also gpu) */
+    struct cli_u64 pid;            /* events of merged reports name their process */
+    struct cli_u64 tid, py, corr;  /* launch (corr also gpu) */
     struct cli_u64 device, stream; /* gpu, starved */
-    const char *stream_handle;   /* launch: the CUstream, e.g. "0x0"; may be NULL */
-    const char *source;          /* gpu: "driver" or "runtime"; may be NULL */
-    struct cli_u64 cupti_corr;   /* gpu: CUPTI's correlation id */
-    const char *scope;           /* starved: "device" or "stream"; NULL in older reports */
+    const char *stream_handle;     /* launch: the CUstream, e.g. "0x0"; may be NULL */
+    const char *source;            /* gpu: "driver" or "runtime"; may be NULL */
+    struct cli_u64 cupti_corr;     /* gpu: CUPTI's correlation id */
+    const char *scope;             /* starved: "device" or "stream"; NULL in older reports */
     bool has_dims;
     uint64_t grid[3], block[3];
 };
@@ -135,7 +135,7 @@ struct cli_origin {
 
 struct cli_report {
     const char *path;
-    void *json; /* the parsed document but its events (json_t); owns every string below */
+    void *json;               /* the parsed document but its events (json_t); owns every string below */
     struct cli_text text;     /* the report's bytes, where its events are read from */
     struct cli_layout layout; /* where the events array lies in them */
     const void *events_json;  /* the events array when it is in json instead */
@@ -146,7 +146,7 @@ struct cli_report {
     struct {
         const char *cupti, *cupti_reason, *fastpath;
         const char *timing; /* "all", "sampled", "none"; NULL: not in the report (made before TRLAT_TIMING: all) */
-        int stacks; /* -1: not in the report */
+        int stacks;         /* -1: not in the report */
         struct cli_u64 trace;
     } config;
     struct {
@@ -158,7 +158,7 @@ struct cli_report {
     struct cli_gpu gpu;
     struct cli_kernel *kernels;
     size_t n_kernels;
-    size_t n_events; /* of kinds this version knows; 0 when loaded with CLI_LOAD_EVENTS_LATER */
+    size_t n_events;                /* of kinds this version knows; 0 when loaded with CLI_LOAD_EVENTS_LATER */
     struct cli_origin *merged_from; /* NULL unless written by `trlat merge` */
     size_t n_merged;
 };
@@ -173,8 +173,7 @@ enum { CLI_LOAD_EVENTS_LATER = 1 };
  * "kernels[2].launches: expected ...") and *r zeroed. */
 int cli_load_text(struct cli_report *r, const char *path, struct cli_text *t, int flags, char *err, size_t errlen);
 /* The same for len bytes at buf (kept: buf must outlive r). */
-int cli_load_buffer(struct cli_report *r, const char *path, const char *buf, size_t len, char *err,
-                    size_t errlen);
+int cli_load_buffer(struct cli_report *r, const char *path, const char *buf, size_t len, char *err, size_t errlen);
 /* The same for the file path ("-": standard input). */
 int cli_load_path(struct cli_report *r, const char *path, int flags, char *err, size_t errlen);
 

@@ -13,21 +13,20 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: trlat merge FILE... -o OUT [--skip-bad]\n"
-    "\n"
-    "Combines reports of many processes (e.g. all ranks of a torchrun job) into one\n"
-    "trlat-report/1 document that report, diff, trace and merge read again.\n"
-    "Kernels are matched by name; counts, sums and histograms are added and the\n"
-    "percentiles recomputed from the merged histograms. \"merged_from\" lists the\n"
-    "processes; events are kept, each with its process's \"pid\". Launch errors,\n"
-    "the Python hook's call counts and the GPU counters are summed (GPU devices:\n"
-    "the most any input saw).\n"
-    "\n"
-    "  -o, --output OUT  where to write the merged report ('-': standard output)\n"
-    "  --skip-bad        leave out a report that cannot be read (truncated, invalid),\n"
-    "                    saying which and why, instead of stopping; fails only when\n"
-    "                    none is left\n";
+static const char usage_text[] = "usage: trlat merge FILE... -o OUT [--skip-bad]\n"
+                                 "\n"
+                                 "Combines reports of many processes (e.g. all ranks of a torchrun job) into one\n"
+                                 "trlat-report/1 document that report, diff, trace and merge read again.\n"
+                                 "Kernels are matched by name; counts, sums and histograms are added and the\n"
+                                 "percentiles recomputed from the merged histograms. \"merged_from\" lists the\n"
+                                 "processes; events are kept, each with its process's \"pid\". Launch errors,\n"
+                                 "the Python hook's call counts and the GPU counters are summed (GPU devices:\n"
+                                 "the most any input saw).\n"
+                                 "\n"
+                                 "  -o, --output OUT  where to write the merged report ('-': standard output)\n"
+                                 "  --skip-bad        leave out a report that cannot be read (truncated, invalid),\n"
+                                 "                    saying which and why, instead of stopping; fails only when\n"
+                                 "                    none is left\n";
 
 enum { OPT_SKIP_BAD = 256 };
 

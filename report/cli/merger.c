@@ -166,7 +166,7 @@ void cli_merger_free(struct cli_merger *m)
 static void fold_header(struct cli_merger *m, const struct cli_report *r)
 {
     struct cli_report *out = &m->acc;
-    const char *const s[] = {r->trlat_version, r->host, r->argv0, r->config.cupti, r->config.cupti_reason,
+    const char *const s[] = {r->trlat_version,   r->host,         r->argv0, r->config.cupti, r->config.cupti_reason,
                              r->config.fastpath, r->config.timing};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
         common_add(m, &m->common[i], s[i]);

@@ -133,8 +133,8 @@ bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len)
     snprintf(name, sizeof name, "%s", k->name);
     if (strlen(k->name) >= sizeof name)
         memcpy(name + sizeof name - 4, "...", 4);
-    snprintf(buf, len, "%s: one launch took %s of its %s %s (%s); the columns show the median, %s",
-             name, cli_fmt_ns(one, (double)s->s.max), cli_fmt_ns(sum, (double)s->s.sum), py ? "py→drv" : "driver",
+    snprintf(buf, len, "%s: one launch took %s of its %s %s (%s); the columns show the median, %s", name,
+             cli_fmt_ns(one, (double)s->s.max), cli_fmt_ns(sum, (double)s->s.sum), py ? "py→drv" : "driver",
              py ? "often a kernel's first call, which compiles or loads it" : "often a first launch loading its module",
              cli_fmt_ns(p50, cli_pct(s, 0.5)));
     return true;
@@ -247,8 +247,7 @@ static void append(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static void append_concentration(char *buf, size_t len, const struct cli_report *r, enum cli_sort sort,
-                                  uint64_t total)
+static void append_concentration(char *buf, size_t len, const struct cli_report *r, enum cli_sort sort, uint64_t total)
 {
     double covered;
     size_t n = kernels_for_90(r, sort, total, &covered);
@@ -272,12 +271,10 @@ static void diagnose_gpu(const struct cli_report *r, double share, char *buf, si
         return;
     }
     if (r->totals.starved_ns.v == 0) {
-        snprintf(buf, len, "GPU never waited for the host (busy %s): launch overhead is hidden behind GPU work.",
-                 busy);
+        snprintf(buf, len, "GPU never waited for the host (busy %s): launch overhead is hidden behind GPU work.", busy);
         return;
     }
-    snprintf(buf, len, "GPU starved %.0f%% of the time (waited %s for launches, busy %s)", share * 100.0,
-             waited, busy);
+    snprintf(buf, len, "GPU starved %.0f%% of the time (waited %s for launches, busy %s)", share * 100.0, waited, busy);
     uint64_t kernel_total = 0;
     for (size_t i = 0; i < r->n_kernels; i++)
         if (r->kernels[i].starved.set)
@@ -301,8 +298,8 @@ static void diagnose_host(const struct cli_report *r, const struct cli_agg *a, c
     bool est = r->config.timing && strcmp(r->config.timing, "sampled") == 0;
     snprintf(buf, len,
              "No GPU timing (%s); host launch overhead %s per launch at the median "
-             "(%s%s in all over %s launches%s)", why,
-             cli_fmt_ns(p50, cli_agg_host_p50(a)), est ? "~" : "", cli_fmt_ns(sum, (double)a->host_sum),
+             "(%s%s in all over %s launches%s)",
+             why, cli_fmt_ns(p50, cli_agg_host_p50(a)), est ? "~" : "", cli_fmt_ns(sum, (double)a->host_sum),
              cli_fmt_count(count, a->launches), est ? ", fast-path hits timed 1 in 16" : "");
     append_concentration(buf, len, r, CLI_SORT_HOST, a->host_sum);
     append(buf, len, ".");

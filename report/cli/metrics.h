@@ -26,7 +26,7 @@ double cli_hit_rate(uint64_t hits, uint64_t misses);
 /* Figures over all kernels of a report. */
 struct cli_agg {
     uint64_t launches, host_sum;
-    uint64_t errors; /* launches the driver refused; the report forms show them only when > 0 */
+    uint64_t errors;                 /* launches the driver refused; the report forms show them only when > 0 */
     struct cli_stat driver, py, gpu; /* merged histograms */
     struct cli_u64 starved;
     bool fastpath;

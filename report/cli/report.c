@@ -64,8 +64,9 @@ static void table_row(struct cli_table *t, const struct cli_kernel *k, const str
     cli_fmt_ns(p99, cli_pct(sdrv, 0.99));
     cli_fmt_ns(gpu, cli_pct(sgpu, 0.5));
     cli_fmt_ns(starved, st->set ? (double)st->v : NAN);
-    cli_fmt_pct(hits, !fp ? NAN : k ? cli_hit_rate(k->fastpath.hits, k->fastpath.misses)
-                                    : cli_hit_rate(a->hits, a->misses));
+    cli_fmt_pct(hits, !fp ? NAN
+                      : k ? cli_hit_rate(k->fastpath.hits, k->fastpath.misses)
+                          : cli_hit_rate(a->hits, a->misses));
     const char *const cells[ROW_CELLS] = {launches, errs, host, py, drv, p99, gpu, starved, hits, name};
     add_row(t, cells, errors);
 }
@@ -104,8 +105,9 @@ static void text_notes(FILE *f, const struct cli_view *v)
         fprintf(f, "warning: CUPTI dropped %s activity records; GPU figures are incomplete\n",
                 cli_fmt_count(n, dropped));
     if (r->gpu.n[CLI_GPU_UNJOINED_RECORDS])
-        fprintf(f, "warning: GPU records not joined to a launch: %s of %s; starved figures leave them out (their "
-                   "launch callbacks were lost or never came; see docs/CUPTI.md)\n",
+        fprintf(f,
+                "warning: GPU records not joined to a launch: %s of %s; starved figures leave them out (their "
+                "launch callbacks were lost or never came; see docs/CUPTI.md)\n",
                 cli_fmt_count(n, r->gpu.n[CLI_GPU_UNJOINED_RECORDS]),
                 cli_fmt_count(m, r->gpu.n[CLI_GPU_KERNEL_RECORDS]));
     char note[256];
@@ -120,8 +122,8 @@ static void text_notes(FILE *f, const struct cli_view *v)
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v)
 {
     bool errors = v->all.errors > 0;
-    static const char *const header[ROW_CELLS] = {"launches", "errors", "host total", "py→drv p50", "driver p50",
-                                                  "driver p99", "gpu p50", "starved total", "fast-path", "kernel"};
+    static const char *const header[ROW_CELLS] = {"launches",   "errors",  "host total",    "py→drv p50", "driver p50",
+                                                  "driver p99", "gpu p50", "starved total", "fast-path",  "kernel"};
     cli_table_init(t, errors ? "rrrrrrrrrl" : "rrrrrrrrl");
     add_row(t, header, errors);
     for (size_t i = 0; i < v->n; i++)
@@ -233,21 +235,20 @@ static json_t *j_stat(const struct cli_stat *s)
 {
     if (!s->set)
         return json_null();
-    return json_pack("{s:I,s:I,s:o,s:I,s:I,s:o,s:o,s:o}", "count", (json_int_t)s->s.count, "sum",
-                     (json_int_t)s->s.sum, "mean", j_num(cli_mean(s)), "min", (json_int_t)s->s.min, "max",
-                     (json_int_t)s->s.max, "p50", j_num(cli_pct(s, 0.5)), "p90", j_num(cli_pct(s, 0.9)),
-                     "p99", j_num(cli_pct(s, 0.99)));
+    return json_pack("{s:I,s:I,s:o,s:I,s:I,s:o,s:o,s:o}", "count", (json_int_t)s->s.count, "sum", (json_int_t)s->s.sum,
+                     "mean", j_num(cli_mean(s)), "min", (json_int_t)s->s.min, "max", (json_int_t)s->s.max, "p50",
+                     j_num(cli_pct(s, 0.5)), "p90", j_num(cli_pct(s, 0.9)), "p99", j_num(cli_pct(s, 0.99)));
 }
 
 static json_t *json_kernel(const struct cli_kernel *k, bool errors)
 {
     const struct cli_fastpath *fp = &k->fastpath;
     json_t *o = json_pack("{s:s,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
-                           cli_jv_str(k->module), "launches", (json_int_t)k->launches, "host_ns",
-                           (json_int_t)cli_host_sum(k), "host_mean_ns", j_num(cli_host_mean(k)), "py_to_driver_ns",
-                           j_stat(&k->py), "driver_ns", j_stat(&k->driver), "gpu_ns", j_stat(&k->gpu), "starved_ns",
-                           cli_jv_opt(&k->starved), "starved_launches", cli_jv_opt(&k->starved_launches), "fastpath_hit_rate",
-                           j_rate(fp->set ? cli_hit_rate(fp->hits, fp->misses) : NAN));
+                          cli_jv_str(k->module), "launches", (json_int_t)k->launches, "host_ns",
+                          (json_int_t)cli_host_sum(k), "host_mean_ns", j_num(cli_host_mean(k)), "py_to_driver_ns",
+                          j_stat(&k->py), "driver_ns", j_stat(&k->driver), "gpu_ns", j_stat(&k->gpu), "starved_ns",
+                          cli_jv_opt(&k->starved), "starved_launches", cli_jv_opt(&k->starved_launches),
+                          "fastpath_hit_rate", j_rate(fp->set ? cli_hit_rate(fp->hits, fp->misses) : NAN));
     if (errors)
         json_object_set_new(o, "errors", json_integer((json_int_t)k->errors));
     return o;
@@ -257,12 +258,13 @@ static json_t *json_totals(const struct cli_view *v)
 {
     const struct cli_report *r = v->r;
     const struct cli_agg *a = &v->all;
-    json_t *o = json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", (json_int_t)a->launches,
-                           "kernels", (json_int_t)v->n_all, "host_ns", (json_int_t)a->host_sum, "host_mean_ns",
-                           j_num(cli_agg_host_mean(a)), "driver_ns", j_stat(&a->driver), "py_to_driver_ns",
-                           j_stat(&a->py), "gpu_ns", j_stat(&a->gpu), "gpu_busy_ns", cli_jv_opt(&r->totals.gpu_busy_ns),
-                           "starved_ns", cli_jv_opt(&r->totals.starved_ns), "starved_share", j_rate(cli_starved_share(r)),
-                           "fastpath_hit_rate", j_rate(a->fastpath ? cli_hit_rate(a->hits, a->misses) : NAN));
+    json_t *o =
+        json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", (json_int_t)a->launches, "kernels",
+                  (json_int_t)v->n_all, "host_ns", (json_int_t)a->host_sum, "host_mean_ns", j_num(cli_agg_host_mean(a)),
+                  "driver_ns", j_stat(&a->driver), "py_to_driver_ns", j_stat(&a->py), "gpu_ns", j_stat(&a->gpu),
+                  "gpu_busy_ns", cli_jv_opt(&r->totals.gpu_busy_ns), "starved_ns", cli_jv_opt(&r->totals.starved_ns),
+                  "starved_share", j_rate(cli_starved_share(r)), "fastpath_hit_rate",
+                  j_rate(a->fastpath ? cli_hit_rate(a->hits, a->misses) : NAN));
     if (a->errors)
         json_object_set_new(o, "errors", json_integer((json_int_t)a->errors));
     return o;
@@ -278,10 +280,10 @@ void cli_render_json(FILE *f, const struct cli_view *v)
     for (size_t i = 0; i < v->n; i++)
         json_array_append_new(kernels, json_kernel(v->kernels[i], v->all.errors > 0));
     json_t *file = json_string(r->path); /* NULL when the name is not UTF-8 */
-    json_t *doc = json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "schema", "trlat-summary/1", "file",
-                            file ? file : json_null(),
-                            "process", proc, "config", config, "wall_ns", cli_jv_opt(&r->wall_ns), "totals",
-                            json_totals(v), "diagnosis", v->diagnosis, "kernels", kernels);
+    json_t *doc =
+        json_pack("{s:s,s:o,s:s,s:s,s:o,s:o,s:s,s:o}", "schema", "trlat-summary/1", "file", file ? file : json_null(),
+                  "process", proc, "config", config, "wall_ns", cli_jv_opt(&r->wall_ns), "totals", json_totals(v),
+                  "diagnosis", v->diagnosis, "kernels", kernels);
     cli_json_dump(f, doc);
     json_decref(doc);
 }
@@ -409,8 +411,8 @@ int cli_report_main(int argc, char **argv)
     struct cli_view v;
     cli_view_init(&v, &r, o.sort, o.top);
     FILE *f = cli_open_out(o.out);
-    static void (*const render[])(FILE *, const struct cli_view *) = {cli_render_text, cli_render_csv,
-                                                                      cli_render_json, cli_render_html};
+    static void (*const render[])(FILE *, const struct cli_view *) = {cli_render_text, cli_render_csv, cli_render_json,
+                                                                      cli_render_html};
     render[o.format](f, &v);
     cli_close_out(f, o.out);
     cli_view_free(&v);

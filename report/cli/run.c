@@ -207,14 +207,11 @@ static void parse(int argc, char **argv, struct options *o)
     static const char *const cupti_words[] = {"on", "off", "auto", "1", "0", NULL};
     static const char *const cupti_env[] = {"1", "0", "auto", "1", "0"};
     static const char *const timing_words[] = {"all", "sampled", "none", "auto", NULL};
-    static const struct option longopts[] = {{"fastpath", optional_argument, NULL, 'f'},
-                                             {"cupti", required_argument, NULL, 'c'},
-                                             {"stacks", no_argument, NULL, 's'},
-                                             {"trace", required_argument, NULL, 't'},
-                                             {"timing", required_argument, NULL, 'm'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"fastpath", optional_argument, NULL, 'f'}, {"cupti", required_argument, NULL, 'c'},
+        {"stacks", no_argument, NULL, 's'},         {"trace", required_argument, NULL, 't'},
+        {"timing", required_argument, NULL, 'm'},   {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     /* '+': options end at CMD, whose own options are its business. */

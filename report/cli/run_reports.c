@@ -195,8 +195,10 @@ struct cli_run_reports *cli_run_reports_begin(const char *pattern)
     take(&w->before, w->glob);
     w->dir = make_dir();
     if (!w->dir) {
-        fprintf(stderr, "trlat run: cannot make a temporary directory in $TMPDIR or /tmp (%s); "
-                        "looking for reports matching %s only\n", strerror(errno), pattern);
+        fprintf(stderr,
+                "trlat run: cannot make a temporary directory in $TMPDIR or /tmp (%s); "
+                "looking for reports matching %s only\n",
+                strerror(errno), pattern);
         unsetenv("TRLAT_REPORT_LIST");
         return w;
     }
@@ -215,8 +217,8 @@ void cli_run_reports_end(struct cli_run_reports *w)
     if (n) {
         tell(paths, n, NULL);
     } else if (listed) {
-        fprintf(stderr, "trlat run: no report appeared (%zu listed in TRLAT_REPORT_LIST, none there now: %s)\n",
-                listed, gone);
+        fprintf(stderr, "trlat run: no report appeared (%zu listed in TRLAT_REPORT_LIST, none there now: %s)\n", listed,
+                gone);
     } else {
         struct snapshot after;
         take(&after, w->glob);

@@ -31,8 +31,7 @@ static json_t *j_stat(const struct cli_stat *st)
             json_array_append_new(hist, json_pack("[I,I]", (json_int_t)i, (json_int_t)s->hist[i]));
     return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "count", j_int(s->count), "sum", j_int(s->sum), "min",
                      j_int(s->min), "max", j_int(s->max), "p50", j_int(trlat_stat_quantile(s, 0.5)), "p90",
-                     j_int(trlat_stat_quantile(s, 0.9)), "p99", j_int(trlat_stat_quantile(s, 0.99)), "hist",
-                     hist);
+                     j_int(trlat_stat_quantile(s, 0.9)), "p99", j_int(trlat_stat_quantile(s, 0.99)), "hist", hist);
 }
 
 static json_t *j_clock(const struct cli_clock *c)
@@ -65,11 +64,11 @@ static json_t *j_kernel(const struct cli_kernel *k)
         json_array_append_new(sites, site);
     }
     json_t *o = json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
-                          cli_jv_str(k->module), "launches", j_int(k->launches), "sources", "driver", j_int(k->src_driver),
-                          "runtime", j_int(k->src_runtime), "errors", j_int(k->errors), "driver_ns", j_stat(&k->driver),
-                          "gap_ns", j_stat(&k->gap), "py_to_driver_ns", j_stat(&k->py), "gpu_ns", j_stat(&k->gpu),
-                          "starved_ns", cli_jv_opt(&k->starved), "starved_launches", cli_jv_opt(&k->starved_launches),
-                          "fastpath", j_fastpath(&k->fastpath), "call_sites", sites);
+                          cli_jv_str(k->module), "launches", j_int(k->launches), "sources", "driver",
+                          j_int(k->src_driver), "runtime", j_int(k->src_runtime), "errors", j_int(k->errors),
+                          "driver_ns", j_stat(&k->driver), "gap_ns", j_stat(&k->gap), "py_to_driver_ns", j_stat(&k->py),
+                          "gpu_ns", j_stat(&k->gpu), "starved_ns", cli_jv_opt(&k->starved), "starved_launches",
+                          cli_jv_opt(&k->starved_launches), "fastpath", j_fastpath(&k->fastpath), "call_sites", sites);
     if (o && k->ret.set) /* reports from before it have none */
         json_object_set_new(o, "py_return_ns", j_stat(&k->ret));
     return o;
@@ -116,8 +115,8 @@ void *cli_event_to_json(const struct cli_event *e)
 
 static json_t *j_origin(const struct cli_origin *o)
 {
-    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "pid", j_int(o->pid), "rank", cli_jv_opt(&o->rank), "host", cli_jv_str(o->host),
-                     "argv0", cli_jv_str(o->argv0), "clock", j_clock(&o->clock));
+    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "pid", j_int(o->pid), "rank", cli_jv_opt(&o->rank), "host",
+                     cli_jv_str(o->host), "argv0", cli_jv_str(o->argv0), "clock", j_clock(&o->clock));
 }
 
 static json_t *j_config(const struct cli_report *r)
@@ -166,12 +165,12 @@ static json_t *j_gpu(const struct cli_gpu *gpu)
 
 void *cli_report_to_json(const struct cli_report *r)
 {
-    json_t *doc = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", CLI_SCHEMA,
-                            "trlat_version", cli_jv_str(r->trlat_version), "hist_scheme", TRLAT_HIST_SCHEME, "pid",
-                            j_int(r->pid), "rank", cli_jv_opt(&r->rank), "local_rank", cli_jv_opt(&r->local_rank),
-                            "world_size", cli_jv_opt(&r->world_size), "host", cli_jv_str(r->host), "argv0", cli_jv_str(r->argv0),
-                            "wall_ns", cli_jv_opt(&r->wall_ns), "clock", j_clock(&r->clock), "config", j_config(r),
-                            "totals", j_totals(r));
+    json_t *doc =
+        json_pack("{s:s,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", CLI_SCHEMA, "trlat_version",
+                  cli_jv_str(r->trlat_version), "hist_scheme", TRLAT_HIST_SCHEME, "pid", j_int(r->pid), "rank",
+                  cli_jv_opt(&r->rank), "local_rank", cli_jv_opt(&r->local_rank), "world_size",
+                  cli_jv_opt(&r->world_size), "host", cli_jv_str(r->host), "argv0", cli_jv_str(r->argv0), "wall_ns",
+                  cli_jv_opt(&r->wall_ns), "clock", j_clock(&r->clock), "config", j_config(r), "totals", j_totals(r));
     json_object_set_new(doc, "python", j_python(&r->python));
     json_object_set_new(doc, "gpu", j_gpu(&r->gpu));
     json_t *kernels = json_array();

@@ -10,11 +10,11 @@
 #include <stdint.h>
 
 struct cli_text {
-    int fd;          /* -1: the bytes are at mem */
-    bool close_fd;   /* fd is ours (not standard input) */
+    int fd;        /* -1: the bytes are at mem */
+    bool close_fd; /* fd is ours (not standard input) */
     const char *mem;
-    char *owned;     /* mem when read into memory here */
-    uint64_t base;   /* file offset of byte 0 (standard input may start past 0) */
+    char *owned;   /* mem when read into memory here */
+    uint64_t base; /* file offset of byte 0 (standard input may start past 0) */
     uint64_t size;
 };
 

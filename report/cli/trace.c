@@ -16,17 +16,16 @@
 /* GPU "processes" get ids above any Linux pid (pid_max <= 2^22). */
 #define GPU_PID_BASE 0x40000000u
 
-static const char usage_text[] =
-    "usage: trlat trace FILE [-o OUT.json]\n"
-    "\n"
-    "Writes the per-launch events a run kept (TRLAT_TRACE=N) as Chrome trace event\n"
-    "JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: host launch spans per\n"
-    "thread, GPU kernel spans per stream, starved intervals on their own tracks (the\n"
-    "GPU's device-wide ones on one track per GPU, a stream's on one per stream),\n"
-    "and arrows from each launch to its GPU kernel. Merged reports put each\n"
-    "process on the same time axis (by its clock epoch).\n"
-    "\n"
-    "  -o, --output OUT  where to write the trace (default: standard output)\n";
+static const char usage_text[] = "usage: trlat trace FILE [-o OUT.json]\n"
+                                 "\n"
+                                 "Writes the per-launch events a run kept (TRLAT_TRACE=N) as Chrome trace event\n"
+                                 "JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: host launch spans per\n"
+                                 "thread, GPU kernel spans per stream, starved intervals on their own tracks (the\n"
+                                 "GPU's device-wide ones on one track per GPU, a stream's on one per stream),\n"
+                                 "and arrows from each launch to its GPU kernel. Merged reports put each\n"
+                                 "process on the same time axis (by its clock epoch).\n"
+                                 "\n"
+                                 "  -o, --output OUT  where to write the trace (default: standard output)\n";
 
 struct proc {
     uint64_t pid, offset;

@@ -13,8 +13,7 @@ void cli_one_line(char *s)
             *s = '?';
 }
 
-static _Noreturn void vfail(const char *prefix, const char *what, const char *suffix, const char *fmt,
-                            va_list ap)
+static _Noreturn void vfail(const char *prefix, const char *what, const char *suffix, const char *fmt, va_list ap)
 {
     char msg[1024];
     int n = snprintf(msg, sizeof msg, "%s%s: ", prefix, what);
@@ -133,8 +132,7 @@ uint64_t cli_parse_uint(const char *cmd, const char *opt, const char *s, uint64_
     errno = 0;
     unsigned long long v = (*s >= '0' && *s <= '9') ? strtoull(s, &end, 10) : 0;
     if (*s < '0' || *s > '9' || errno || *end || v > max)
-        cli_usage_fail(cmd, "%s expects a whole number from 0 to %llu, not '%s'", opt,
-                       (unsigned long long)max, s);
+        cli_usage_fail(cmd, "%s expects a whole number from 0 to %llu, not '%s'", opt, (unsigned long long)max, s);
     return v;
 }
 
@@ -201,4 +199,3 @@ const char *cli_parse_output_only(const char *cmd, const char *usage, int argc, 
     }
     return outpath;
 }
-

@@ -27,10 +27,17 @@
 
 enum { C_LK, C_LK_PTSZ, C_LKEX, C_LKEX_PTSZ, C_COOP, C_COOP_PTSZ, C_LK_ALIAS, C_GETFN, C_GPA, C_GPA2, C_NAME, C_N };
 static atomic_ulong calls[C_N];
-static const char *const call_names[C_N] = {
-    "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
-    "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz", "alias_cuLaunchKernel",
-    "cuModuleGetFunction", "cuGetProcAddress", "cuGetProcAddress_v2", "cuFuncGetName"};
+static const char *const call_names[C_N] = {"cuLaunchKernel",
+                                            "cuLaunchKernel_ptsz",
+                                            "cuLaunchKernelEx",
+                                            "cuLaunchKernelEx_ptsz",
+                                            "cuLaunchCooperativeKernel",
+                                            "cuLaunchCooperativeKernel_ptsz",
+                                            "alias_cuLaunchKernel",
+                                            "cuModuleGetFunction",
+                                            "cuGetProcAddress",
+                                            "cuGetProcAddress_v2",
+                                            "cuFuncGetName"};
 
 /* Introspection for the tests' launchers. */
 EXPORT unsigned long fake_cuda_calls(const char *entry)
@@ -99,9 +106,9 @@ static void evict_code(void)
     if (kb < 0) {
         const char *s = getenv("FAKE_CUDA_EVICT_CODE_KB");
         long k = s ? atol(s) : 0;
-        void *p = k > 0 ? mmap(NULL, (size_t)k * 1024, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-                               -1, 0)
-                        : MAP_FAILED;
+        void *p =
+            k > 0 ? mmap(NULL, (size_t)k * 1024, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                  : MAP_FAILED;
         kb = p != MAP_FAILED ? k : 0;
         if (kb) {
             unsigned char *c = p;
@@ -177,7 +184,6 @@ EXPORT void fake_cuda_set_launch_hook(fake_cuda_launch_hook h)
     atomic_store(&launch_hook, h);
 }
 
-
 static CUresult hooked_launch(int counter, CUfunction f)
 {
     atomic_fetch_add_explicit(&calls[counter], 1, memory_order_relaxed);
@@ -192,23 +198,55 @@ static CUresult hooked_launch(int counter, CUfunction f)
 
 #define LAUNCH(counter) return hooked_launch(counter, f)
 
-EXPORT CUresult cuInit(unsigned flags) { return CUDA_SUCCESS; }
-EXPORT CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
+EXPORT CUresult cuInit(unsigned flags)
+{
+    return CUDA_SUCCESS;
+}
+EXPORT CUresult cuDriverGetVersion(int *v)
+{
+    *v = 13000;
+    return CUDA_SUCCESS;
+}
 
 EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                               unsigned bz, unsigned sh, CUstream s, void **p, void **e) { LAUNCH(C_LK); }
+                               unsigned bz, unsigned sh, CUstream s, void **p, void **e)
+{
+    LAUNCH(C_LK);
+}
 EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                    unsigned bz, unsigned sh, CUstream s, void **p, void **e) { LAUNCH(C_LK_PTSZ); }
+                                    unsigned bz, unsigned sh, CUstream s, void **p, void **e)
+{
+    LAUNCH(C_LK_PTSZ);
+}
 static CUresult alias_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                     unsigned bz, unsigned sh, CUstream s, void **p, void **e) { LAUNCH(C_LK_ALIAS); }
-EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e) { LAUNCH(C_LKEX); }
-EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **p, void **e) { LAUNCH(C_LKEX_PTSZ); }
-EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                                          unsigned by, unsigned bz, unsigned sh, CUstream s, void **p) { LAUNCH(C_COOP); }
+                                     unsigned bz, unsigned sh, CUstream s, void **p, void **e)
+{
+    LAUNCH(C_LK_ALIAS);
+}
+EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e)
+{
+    LAUNCH(C_LKEX);
+}
+EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **p, void **e)
+{
+    LAUNCH(C_LKEX_PTSZ);
+}
+EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                          unsigned bz, unsigned sh, CUstream s, void **p)
+{
+    LAUNCH(C_COOP);
+}
 EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                                               unsigned by, unsigned bz, unsigned sh, CUstream s, void **p) { LAUNCH(C_COOP_PTSZ); }
+                                               unsigned by, unsigned bz, unsigned sh, CUstream s, void **p)
+{
+    LAUNCH(C_COOP_PTSZ);
+}
 
-EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image) { *m = (CUmodule)(uintptr_t)0x1000; return CUDA_SUCCESS; }
+EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{
+    *m = (CUmodule)(uintptr_t)0x1000;
+    return CUDA_SUCCESS;
+}
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *out, CUmodule m, const char *name)
 {
@@ -282,8 +320,7 @@ static void *lookup(const char *sym, int ver, cuuint64_t flags)
     return NULL;
 }
 
-CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
-                             CUdriverProcAddressQueryResult *st)
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags, CUdriverProcAddressQueryResult *st)
 {
     atomic_fetch_add(&calls[C_GPA2], 1);
     void *p = sym ? lookup(sym, ver, flags) : NULL;

@@ -62,7 +62,10 @@ static CUpti_BuffersCallbackRequestFunc req;
 static CUpti_BuffersCallbackCompleteFunc done;
 static CUpti_TimestampCallbackFunc ts_cb;
 static struct stream s_kern;
-static struct { uint8_t *buf; size_t used; } queue[QMAX];
+static struct {
+    uint8_t *buf;
+    size_t used;
+} queue[QMAX];
 static int qhead, qn, inflight, kernels_on, worker_started, flushing;
 static atomic_int subscribed, forked, runtime_done;
 static uint64_t dev_free, dropped_pending;
@@ -172,8 +175,8 @@ static void *worker(void *arg)
 /* One launch call, as CUPTI sees it. */
 struct call {
     uint32_t cbid, corr;
-    int runtime;   /* a runtime API call (else the driver's) */
-    int kernel;    /* it launched a kernel */
+    int runtime; /* a runtime API call (else the driver's) */
+    int kernel;  /* it launched a kernel */
     uint64_t t0, t1;
     const char *name;
     uint32_t stream;
@@ -209,8 +212,11 @@ static void callback(const struct call *c, CUpti_ApiCallbackSite site)
     CUpti_CallbackDomain domain = c->runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
     if (mute || !sub_cb || c->cbid >= NCBID || !atomic_load(&cb_on[c->runtime][c->cbid]))
         return;
-    CUpti_CallbackData d = {.callbackSite = site, .functionName = c->name, .context = (CUcontext)(uintptr_t)0x2000,
-                            .contextUid = 1, .correlationId = c->corr};
+    CUpti_CallbackData d = {.callbackSite = site,
+                            .functionName = c->name,
+                            .context = (CUcontext)(uintptr_t)0x2000,
+                            .contextUid = 1,
+                            .correlationId = c->corr};
     sub_cb(sub_ud, domain, c->cbid, &d);
 }
 
@@ -229,14 +235,16 @@ static int recording(void)
 
 static uint32_t driver_cbid(const char *entry)
 {
-    static const struct { const char *name; uint32_t cbid; } map[] = {
-        {"cuLaunchKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
-        {"alias_cuLaunchKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
-        {"cuLaunchKernel_ptsz", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
-        {"cuLaunchKernelEx", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
-        {"cuLaunchKernelEx_ptsz", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
-        {"cuLaunchCooperativeKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
-        {"cuLaunchCooperativeKernel_ptsz", CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}};
+    static const struct {
+        const char *name;
+        uint32_t cbid;
+    } map[] = {{"cuLaunchKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+               {"alias_cuLaunchKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+               {"cuLaunchKernel_ptsz", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
+               {"cuLaunchKernelEx", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+               {"cuLaunchKernelEx_ptsz", CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
+               {"cuLaunchCooperativeKernel", CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
+               {"cuLaunchCooperativeKernel_ptsz", CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(entry, map[i].name) == 0)
             return map[i].cbid;
@@ -260,8 +268,11 @@ static void on_launch(int at_exit, const char *entry, CUresult rc)
         return;
     if (!at_exit) {
         const struct call *rt = rt_call;
-        cur = (struct call){.cbid = driver_cbid(entry), .corr = rt ? rt->corr : new_corr(),
-                            .name = rt ? rt->name : kernel_name(), .stream = rt ? rt->stream : 7, .t0 = now()};
+        cur = (struct call){.cbid = driver_cbid(entry),
+                            .corr = rt ? rt->corr : new_corr(),
+                            .name = rt ? rt->name : kernel_name(),
+                            .stream = rt ? rt->stream : 7,
+                            .t0 = now()};
         callback(&cur, CUPTI_API_ENTER);
         return;
     }
@@ -278,8 +289,11 @@ static void on_launch(int at_exit, const char *entry, CUresult rc)
  * exported entry points (trlat does not see it). */
 static void internal_driver_launch(const struct call *rt)
 {
-    struct call d = {.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, .corr = rt->corr, .name = rt->name,
-                     .stream = rt->stream, .t0 = now()};
+    struct call d = {.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                     .corr = rt->corr,
+                     .name = rt->name,
+                     .stream = rt->stream,
+                     .t0 = now()};
     callback(&d, CUPTI_API_ENTER);
     d.t1 = d.t0 + 100;
     d.kernel = 1;
@@ -300,8 +314,12 @@ typedef CUresult (*lk_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, un
  * internal driver call. Returns the launch's CUresult. */
 EXPORT int fake_cudaLaunchKernel(const char *kernel, int through_driver)
 {
-    struct call c = {.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, .runtime = 1, .corr = new_corr(),
-                     .name = kernel, .stream = 13, .t0 = now()};
+    struct call c = {.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                     .runtime = 1,
+                     .corr = new_corr(),
+                     .name = kernel,
+                     .stream = 13,
+                     .t0 = now()};
     int rec = recording();
     if (rec)
         callback(&c, CUPTI_API_ENTER);

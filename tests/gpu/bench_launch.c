@@ -23,15 +23,15 @@ static const char ptx[] =
     " .param .u32 b6, .param .u32 b7, .param .u32 b8, .param .u64 s0, .param .u64 s1) { ret; }\n"
     ".visible .entry nop0() { ret; }\n";
 
-#define CHECK(x)                                                                      \
-    do {                                                                              \
-        CUresult r_ = (x);                                                            \
-        if (r_ != CUDA_SUCCESS) {                                                     \
-            const char *s_ = "?";                                                     \
-            cuGetErrorString(r_, &s_);                                                \
-            fprintf(stderr, "bench_launch: %s failed: %d %s\n", #x, (int)r_, s_);    \
-            exit(1);                                                                  \
-        }                                                                             \
+#define CHECK(x)                                                                  \
+    do {                                                                          \
+        CUresult r_ = (x);                                                        \
+        if (r_ != CUDA_SUCCESS) {                                                 \
+            const char *s_ = "?";                                                 \
+            cuGetErrorString(r_, &s_);                                            \
+            fprintf(stderr, "bench_launch: %s failed: %d %s\n", #x, (int)r_, s_); \
+            exit(1);                                                              \
+        }                                                                         \
     } while (0)
 
 static double now(void)
@@ -69,8 +69,16 @@ int main(int argc, char **argv)
     params[15] = &scratch[1];
     CUstream stream;
     CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-    CUlaunchConfig cfg = {.gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 128, .blockDimY = 1,
-                          .blockDimZ = 1, .sharedMemBytes = 0, .hStream = stream, .attrs = NULL, .numAttrs = 0};
+    CUlaunchConfig cfg = {.gridDimX = 1,
+                          .gridDimY = 1,
+                          .gridDimZ = 1,
+                          .blockDimX = 128,
+                          .blockDimY = 1,
+                          .blockDimZ = 1,
+                          .sharedMemBytes = 0,
+                          .hStream = stream,
+                          .attrs = NULL,
+                          .numAttrs = 0};
     int legacy = strcmp(mode, "legacy16") == 0;
     if (strcmp(mode, "ab") == 0) {
         typedef CUresult (*lkex_t)(const CUlaunchConfig *, CUfunction, void **, void **);
@@ -94,8 +102,16 @@ int main(int argc, char **argv)
         /* medians */
         for (int i = 0; i < BLOCKS; i++)
             for (int j = i + 1; j < BLOCKS; j++) {
-                if (a[j] < a[i]) { double t = a[i]; a[i] = a[j]; a[j] = t; }
-                if (b[j] < b[i]) { double t = b[i]; b[i] = b[j]; b[j] = t; }
+                if (a[j] < a[i]) {
+                    double t = a[i];
+                    a[i] = a[j];
+                    a[j] = t;
+                }
+                if (b[j] < b[i]) {
+                    double t = b[i];
+                    b[i] = b[j];
+                    b[j] = t;
+                }
             }
         printf("direct_ns=%.1f wrapped_ns=%.1f delta_ns=%.1f trlat=%d\n", a[BLOCKS / 2], b[BLOCKS / 2],
                b[BLOCKS / 2] - a[BLOCKS / 2], real_of != NULL);

@@ -1,14 +1,11 @@
 /* The Python-level floor: the least any launcher called from Python costs.
  * Three C functions Python calls directly (METH_FASTCALL|METH_KEYWORDS,
- * called with the launch statement's arguments, which they ignore), each launching a prebuilt block through the driver's own
- * cuLaunchKernelEx: "keep" holds the GIL; "gil" releases it around the
- * driver call as Triton's launcher (and trlat's replay) must; "device" also
- * asks torch's C++ library for the current device and stream first, as
- * every faithful replay must (Triton keys and launches on them). No lookup,
- * no key, no record: what is left above the raw C loop is Python's call and
- * these steps. scripts/bench_fastpath.py wraps them with ctypes
- * (PyCFunction_NewEx) beside the fast path's hit, in the same process.
- * Built without Python's headers (CPython 3.12+: None is immortal, so it is
+ * called with the launch statement's arguments, which they ignore), each launching a prebuilt block through the
+ * driver's own cuLaunchKernelEx: "keep" holds the GIL; "gil" releases it around the driver call as Triton's launcher
+ * (and trlat's replay) must; "device" also asks torch's C++ library for the current device and stream first, as every
+ * faithful replay must (Triton keys and launches on them). No lookup, no key, no record: what is left above the raw C
+ * loop is Python's call and these steps. scripts/bench_fastpath.py wraps them with ctypes (PyCFunction_NewEx) beside
+ * the fast path's hit, in the same process. Built without Python's headers (CPython 3.12+: None is immortal, so it is
  * returned without a reference count). */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -45,8 +42,14 @@ EXPORT int trlat_bench_pyfloor_setup(void *launch_ex, void *func, unsigned gx, u
     P.launch = (launch_ex_fn)launch_ex;
     P.func = (CUfunction)func;
     P.params = params;
-    P.cfg = (CUlaunchConfig){.gridDimX = gx, .gridDimY = gy, .gridDimZ = gz, .blockDimX = bx, .blockDimY = 1,
-                             .blockDimZ = 1, .sharedMemBytes = shmem, .hStream = (CUstream)stream};
+    P.cfg = (CUlaunchConfig){.gridDimX = gx,
+                             .gridDimY = gy,
+                             .gridDimZ = gz,
+                             .blockDimX = bx,
+                             .blockDimY = 1,
+                             .blockDimZ = 1,
+                             .sharedMemBytes = shmem,
+                             .hStream = (CUstream)stream};
     void *h = dlopen("libc10_cuda.so", RTLD_NOLOAD | RTLD_LAZY);
     if (!h)
         return -1;

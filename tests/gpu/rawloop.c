@@ -11,13 +11,19 @@
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 
 __attribute__((visibility("default"))) double trlat_bench_raw_loop(void *launch_ex, void *func, unsigned gx,
-                                                                 unsigned gy, unsigned gz, unsigned bx,
-                                                                 unsigned shmem, void *stream, void **params,
-                                                                 long n)
+                                                                   unsigned gy, unsigned gz, unsigned bx,
+                                                                   unsigned shmem, void *stream, void **params, long n)
 {
-    CUlaunchConfig cfg = {.gridDimX = gx, .gridDimY = gy, .gridDimZ = gz, .blockDimX = bx, .blockDimY = 1,
-                          .blockDimZ = 1, .sharedMemBytes = shmem, .hStream = (CUstream)stream,
-                          .attrs = NULL, .numAttrs = 0};
+    CUlaunchConfig cfg = {.gridDimX = gx,
+                          .gridDimY = gy,
+                          .gridDimZ = gz,
+                          .blockDimX = bx,
+                          .blockDimY = 1,
+                          .blockDimZ = 1,
+                          .sharedMemBytes = shmem,
+                          .hStream = (CUstream)stream,
+                          .attrs = NULL,
+                          .numAttrs = 0};
     launch_ex_fn launch = (launch_ex_fn)launch_ex;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);

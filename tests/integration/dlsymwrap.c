@@ -135,8 +135,8 @@ __attribute__((destructor)) static void report(void)
     int n = snprintf(buf, sizeof buf,
                      "dlsymwrap: cu lookups %lu (cuLaunchKernel %lu, cuLaunchKernelEx %lu, cuGetProcAddress_v2 %lu), "
                      "launches %lu; all lookups %lu\n",
-                     atomic_load(&cu_lookups), atomic_load(&seen_lk), atomic_load(&seen_lkex),
-                     atomic_load(&seen_gpa2), atomic_load(&launches), atomic_load(&lookups));
+                     atomic_load(&cu_lookups), atomic_load(&seen_lk), atomic_load(&seen_lkex), atomic_load(&seen_gpa2),
+                     atomic_load(&launches), atomic_load(&lookups));
     if (write(2, buf, (size_t)n) < 0)
         return;
 }

@@ -19,8 +19,8 @@
 
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                         void **, void **);
-CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             CUstream, void **, void **);
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *, CUfunction, void **, void **);
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 unsigned long fake_cuda_calls(const char *entry);
@@ -62,7 +62,8 @@ static CUresult loop_lk(lk_t lk, CUfunction f)
 
 static CUresult loop_lkex(lkex_t lkex, CUfunction f)
 {
-    CUlaunchConfig cfg = {.gridDimX = 2, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 128, .blockDimY = 1, .blockDimZ = 1};
+    CUlaunchConfig cfg = {
+        .gridDimX = 2, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 128, .blockDimY = 1, .blockDimZ = 1};
     CUresult rc = CUDA_SUCCESS;
     for (long i = 0; i < n; i++)
         check(lkex(&cfg, f, NULL, NULL), &rc);
@@ -160,8 +161,8 @@ static void wait_mode(const char *how)
             sigsuspend(&orig);
         struct sigaction cur;
         sigaction(got_sig, NULL, &cur);
-        printf("handled %d mask_ok=%d from_parent=%d reset=%d\n", (int)got_sig, (int)got_mask_ok,
-               (int)got_from_parent, cur.sa_handler == SIG_DFL);
+        printf("handled %d mask_ok=%d from_parent=%d reset=%d\n", (int)got_sig, (int)got_mask_ok, (int)got_from_parent,
+               cur.sa_handler == SIG_DFL);
         fflush(stdout);
         exit(3);
     }
@@ -297,8 +298,13 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("rc=%d\n", (int)rc);
-    const char *entries[] = {"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
-                             "cuLaunchCooperativeKernel", "alias_cuLaunchKernel", NULL};
+    const char *entries[] = {"cuLaunchKernel",
+                             "cuLaunchKernel_ptsz",
+                             "cuLaunchKernelEx",
+                             "cuLaunchKernelEx_ptsz",
+                             "cuLaunchCooperativeKernel",
+                             "alias_cuLaunchKernel",
+                             NULL};
     for (int i = 0; entries[i]; i++)
         printf("driver %s %lu\n", entries[i], fake_cuda_calls(entries[i]));
     return rc ? 1 : 0;

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#define LK_PARAMS                                                                                             \
+#define LK_PARAMS                                                                                            \
     CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, \
         CUstream s, void **p, void **e
 #define LK_ARGS f, gx, gy, gz, bx, by, bz, sh, s, p, e

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README's layout rule: each part includes and calls only itself and the
 # parts below it (scripts/check_layers.py, over the sources and the
-# sanitizer build's objects), and the check finds a breach.
+# sanitizer build's objects), and the check finds a breach; the sources
+# are formatted as .clang-format says (make format).
 source "$(dirname "$0")/lib.sh"
 CHECK=$ROOT/scripts/check_layers.py
 
@@ -20,3 +21,13 @@ case "$out" in *"interpose/bad.c (interpose) includes report/fold.h (report)"*) 
     *) fail "upward include named" "$out" ;; esac
 case "$out" in *"report/cli/bad.c (cli) includes interpose/config.h"*) ok "CLI include named" ;;
     *) fail "CLI include named" "$out" ;; esac
+
+if command -v clang-format >/dev/null; then
+    files=$(cd "$ROOT" && git ls-files '*.c' '*.h' 2>/dev/null)
+    if [ -n "$files" ]; then
+        bad=$(cd "$ROOT" && for f in $files; do clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"; done)
+        expect "sources formatted (make format)" "$bad" ""
+    fi
+else
+    fail "sources formatted" "clang-format not installed (scripts/install-deps.sh installs it)"
+fi

@@ -5,8 +5,8 @@
 
 static void clear(void)
 {
-    const char *vars[] = {"TRLAT_DISABLE", "TRLAT_SUMMARY", "TRLAT_CUPTI", "TRLAT_FASTPATH",
-                          "TRLAT_STACKS", "TRLAT_TRACE", "TRLAT_OUTPUT", NULL};
+    const char *vars[] = {"TRLAT_DISABLE", "TRLAT_SUMMARY", "TRLAT_CUPTI",  "TRLAT_FASTPATH",
+                          "TRLAT_STACKS",  "TRLAT_TRACE",   "TRLAT_OUTPUT", NULL};
     for (int i = 0; vars[i]; i++)
         unsetenv(vars[i]);
 }
@@ -43,8 +43,8 @@ END_TEST
 
 START_TEST(bad_values_keep_defaults)
 {
-    const char *bad[][2] = {{"TRLAT_SUMMARY", "yes"}, {"TRLAT_CUPTI", "ON"}, {"TRLAT_FASTPATH", "2"},
-                            {"TRLAT_TRACE", "-1"},    {"TRLAT_TRACE", "12x"}, {"TRLAT_TRACE", "10000001"},
+    const char *bad[][2] = {{"TRLAT_SUMMARY", "yes"}, {"TRLAT_CUPTI", "ON"},   {"TRLAT_FASTPATH", "2"},
+                            {"TRLAT_TRACE", "-1"},    {"TRLAT_TRACE", "12x"},  {"TRLAT_TRACE", "10000001"},
                             {"TRLAT_DISABLE", " 1"},  {"TRLAT_STACKS", "true"}};
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         clear();

@@ -74,8 +74,15 @@ START_TEST(one_launch_is_copied_whole)
     at[0].value.clusterDim.x = 2;
     at[1].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
     at[1].value.cooperative = 1;
-    CUlaunchConfig cfg = {.gridDimX = 8, .gridDimY = 2, .gridDimZ = 1, .blockDimX = 128, .blockDimY = 1,
-                          .blockDimZ = 1, .sharedMemBytes = 4096, .attrs = at, .numAttrs = 2};
+    CUlaunchConfig cfg = {.gridDimX = 8,
+                          .gridDimY = 2,
+                          .gridDimZ = 1,
+                          .blockDimX = 128,
+                          .blockDimY = 1,
+                          .blockDimZ = 1,
+                          .sharedMemBytes = 4096,
+                          .attrs = at,
+                          .numAttrs = 2};
     static struct fp_capture c;
     ck_assert_int_eq(fp_capture_begin(&c), 0);
     ck_assert(fp_capturing());

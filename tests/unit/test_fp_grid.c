@@ -8,16 +8,16 @@
 
 #include <stdint.h>
 
-#define OK(op, a, b, want)                                              \
-    do {                                                                \
-        int64_t r_ = 12345;                                             \
-        ck_assert_int_eq(fp_gop_eval(op, a, b, &r_), 0);                \
-        ck_assert_int_eq(r_, want);                                     \
+#define OK(op, a, b, want)                               \
+    do {                                                 \
+        int64_t r_ = 12345;                              \
+        ck_assert_int_eq(fp_gop_eval(op, a, b, &r_), 0); \
+        ck_assert_int_eq(r_, want);                      \
     } while (0)
-#define NO(op, a, b)                                                    \
-    do {                                                                \
-        int64_t r_;                                                     \
-        ck_assert_int_eq(fp_gop_eval(op, a, b, &r_), -1);               \
+#define NO(op, a, b)                                      \
+    do {                                                  \
+        int64_t r_;                                       \
+        ck_assert_int_eq(fp_gop_eval(op, a, b, &r_), -1); \
     } while (0)
 
 START_TEST(floor_division_and_modulo_follow_python)
@@ -49,17 +49,17 @@ END_TEST
 
 START_TEST(shifts_and_bits_follow_python)
 {
-    OK(FP_G_RSHIFT, -1, 1, -1);   /* arithmetic */
-    OK(FP_G_RSHIFT, -5, 1, -3);   /* floor(-5 / 2) */
+    OK(FP_G_RSHIFT, -1, 1, -1); /* arithmetic */
+    OK(FP_G_RSHIFT, -5, 1, -3); /* floor(-5 / 2) */
     OK(FP_G_RSHIFT, 5, 100, 0);
     OK(FP_G_RSHIFT, -5, 100, -1);
     OK(FP_G_RSHIFT, INT64_MIN, 63, -1);
-    NO(FP_G_RSHIFT, 5, -1);       /* ValueError: negative shift count */
+    NO(FP_G_RSHIFT, 5, -1); /* ValueError: negative shift count */
     OK(FP_G_LSHIFT, 1, 62, (int64_t)1 << 62);
     OK(FP_G_LSHIFT, -1, 63, INT64_MIN);
     OK(FP_G_LSHIFT, 0, 1000, 0);
     OK(FP_G_LSHIFT, -3, 2, -12);
-    NO(FP_G_LSHIFT, 1, 63);       /* 2**63 */
+    NO(FP_G_LSHIFT, 1, 63); /* 2**63 */
     NO(FP_G_LSHIFT, 3, 62);
     NO(FP_G_LSHIFT, -3, 62);
     NO(FP_G_LSHIFT, 1, -1);
@@ -131,18 +131,18 @@ START_TEST(cell_guard_reads_this_closure)
     struct fake_tuple cl = {{1, &tuple_type}, 2, {(PyObject *)&c0, (PyObject *)&c1}};
     PyObject *t = (PyObject *)&cl, *m = (PyObject *)&mod;
     ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 1);
-    ck_assert_int_eq(fp_gprog_cell_is(t, 1, m), 0);          /* another object in that cell */
+    ck_assert_int_eq(fp_gprog_cell_is(t, 1, m), 0); /* another object in that cell */
     ck_assert_int_eq(fp_gprog_cell_is(t, 1, (PyObject *)&other), 1);
-    ck_assert_int_eq(fp_gprog_cell_is(t, 2, m), 0);          /* past the closure */
+    ck_assert_int_eq(fp_gprog_cell_is(t, 2, m), 0); /* past the closure */
     ck_assert_int_eq(fp_gprog_cell_is(t, -1, m), 0);
-    ck_assert_int_eq(fp_gprog_cell_is(NULL, 0, m), 0);       /* no closure */
-    c0.ref = (PyObject *)&other;                             /* the cell rebound */
+    ck_assert_int_eq(fp_gprog_cell_is(NULL, 0, m), 0); /* no closure */
+    c0.ref = (PyObject *)&other;                       /* the cell rebound */
     ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 0);
-    cl.item[0] = (PyObject *)&empty;                         /* an empty cell */
+    cl.item[0] = (PyObject *)&empty; /* an empty cell */
     ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 0);
-    cl.item[0] = (PyObject *)&notcell;                       /* not a cell */
+    cl.item[0] = (PyObject *)&notcell; /* not a cell */
     ck_assert_int_eq(fp_gprog_cell_is(t, 0, m), 0);
-    cl.h.type = &other_type;                                 /* not a tuple */
+    cl.h.type = &other_type; /* not a tuple */
     cl.item[0] = (PyObject *)&c1;
     ck_assert_int_eq(fp_gprog_cell_is(t, 0, (PyObject *)&other), 0);
     cl.h.type = &tuple_type;

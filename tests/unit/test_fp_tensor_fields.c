@@ -39,7 +39,7 @@ static void make(struct fake *f)
     put(f->impl, 168, &dt, 2);
     f->impl[170] = 1; /* DeviceType::CUDA */
     f->impl[171] = 2;
-    f->impl[172] = 1; /* has_value */
+    f->impl[172] = 1;    /* has_value */
     f->impl[173] = 0x01; /* is_contiguous_ */
     p = si_vtable;
     put(f->st, 0, &p, 8);

@@ -26,8 +26,8 @@ static struct trlat_gpu_stats *mk(uint32_t window, uint32_t events)
 static void kern(struct trlat_gpu_stats *g, uint32_t corr, uint32_t dev, uint32_t stream, uint64_t start, uint64_t end,
                  const char *name)
 {
-    struct trlat_gpu_kernel k = {.corr = corr, .device = dev, .stream = stream, .start = start, .end = end,
-                                 .name = name};
+    struct trlat_gpu_kernel k = {
+        .corr = corr, .device = dev, .stream = stream, .start = start, .end = end, .name = name};
     trlat_gpu_stats_kernel(g, &k);
 }
 
@@ -294,9 +294,9 @@ START_TEST(trlat_id_wins_over_another_call_with_the_same_id)
     struct trlat_gpu_stats *g = mk(16, 0);
     kern(g, 1, 0, 7, 100, 200, "k");
     trlat_gpu_stats_other(g, 2, 150); /* before the GPU went idle ... */
-    driver_launch(g, 2, 300);        /* ... but trlat's entry came after: starved */
+    driver_launch(g, 2, 300);         /* ... but trlat's entry came after: starved */
     kern(g, 2, 0, 7, 1000, 1100, "k");
-    driver_launch(g, 3, 1150);        /* the other way round */
+    driver_launch(g, 3, 1150); /* the other way round */
     trlat_gpu_stats_other(g, 3, 1040);
     kern(g, 3, 0, 7, 2000, 2100, "k");
     trlat_gpu_stats_drain(g);
@@ -393,7 +393,8 @@ START_TEST(memory_is_bounded)
     ck_assert_uint_gt(t.other_names, 0);
     uint64_t launches = 0;
     for (size_t i = 0; i < trlat_gpu_stats_count(g); i++)
-        launches += trlat_gpu_stats_at(g, i)->driver + trlat_gpu_stats_at(g, i)->other + trlat_gpu_stats_at(g, i)->unjoined;
+        launches +=
+            trlat_gpu_stats_at(g, i)->driver + trlat_gpu_stats_at(g, i)->other + trlat_gpu_stats_at(g, i)->unjoined;
     ck_assert_uint_eq(launches, 200000);
     trlat_gpu_stats_free(g);
 }

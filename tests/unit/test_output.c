@@ -79,7 +79,7 @@ END_TEST
 /* RANK and LOCAL_RANK: a plain decimal 0..INT_MAX, else absent. */
 START_TEST(rank_parsed_strictly)
 {
-    const char *bad[] = {"../../etc/x", " 3", "3 ", "+3", "-1", "3a", "0x10", "2147483648",
+    const char *bad[] = {"../../etc/x",          " 3",  "3 ", "+3", "-1", "3a", "0x10", "2147483648",
                          "99999999999999999999", "1/2", "٣"};
     char out[256];
     unsetenv("LOCAL_RANK");
@@ -348,21 +348,29 @@ START_TEST(json_strict_utf8)
         {"a\xc3", "a" R},
         {"a\xe2\x82", "a" R},
         {"a\xf0\x9f\x98", "a" R},
-        {"\xe2\x82" "A", R "A"},
-        {"\xf0\x9f" "A", R "A"},
-        {"\xf0\x9f\x98" "A", R "A"},
+        {"\xe2\x82"
+         "A",
+         R "A"},
+        {"\xf0\x9f"
+         "A",
+         R "A"},
+        {"\xf0\x9f\x98"
+         "A",
+         R "A"},
         {"\xe2\x82\xe2\x82\xac", R "\xe2\x82\xac"},
         /* lone continuation bytes */
         {"\x80", R},
-        {"a\xbf" "b\x80\x80", "a" R "b" R R},
+        {"a\xbf"
+         "b\x80\x80",
+         "a" R "b" R R},
         /* control characters escaped, DEL kept */
         {"\x01\x1f\x7f\t\r", "\\u0001\\u001f\x7f\\t\\r"},
     };
     char want[128];
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(want, sizeof want, "\"%s\"", cases[i][1]);
-        ck_assert_msg(strcmp(json_of(cases[i][0]), want) == 0, "case %u: got %s, expected %s", i,
-                      json_of(cases[i][0]), want);
+        ck_assert_msg(strcmp(json_of(cases[i][0]), want) == 0, "case %u: got %s, expected %s", i, json_of(cases[i][0]),
+                      want);
     }
 }
 END_TEST

@@ -78,7 +78,7 @@ START_TEST(not_found)
     ck_assert_int_eq(trlat_tls_var_find(h, TARGET, 4, &v), -1); /* another size */
     ck_assert_int_eq(trlat_tls_var_find(h, "_ZN3c104cudaL17targetDeviceIndexX", 1, &v), -1);
     ck_assert_int_eq(trlat_tls_var_find(h, "_ZN3c104cudaL17targetDevice", 1, &v), -1); /* a prefix */
-    ck_assert_int_eq(trlat_tls_var_find(h, "fake_c10_calls", 8, &v), -1); /* not TLS */
+    ck_assert_int_eq(trlat_tls_var_find(h, "fake_c10_calls", 8, &v), -1);              /* not TLS */
     ck_assert_ptr_null(trlat_tls_var_addr(&v));
     void *s = load("c10-stripped");
     ck_assert_int_eq(trlat_tls_var_find(s, TARGET, 1, &v), -1);

@@ -107,9 +107,9 @@ START_TEST(untimed_records_count_exactly)
     uint64_t t = 1000000;
     for (int i = 0; i < 700; i++) /* 2 folds, 188 pending */
         trlat_rec_add(ts, (void *)0x5001, 0, 0, i % 2 ? 1 : 0, 88);
-    launches(ts, (void *)0x5001, 3, &t);      /* timed: 2 gaps, none from the untimed */
+    launches(ts, (void *)0x5001, 3, &t); /* timed: 2 gaps, none from the untimed */
     trlat_rec_add(ts, (void *)0x5001, 0, 0, 0, 0);
-    launches(ts, (void *)0x5001, 2, &t);      /* 1 gap more */
+    launches(ts, (void *)0x5001, 2, &t); /* 1 gap more */
     struct trlat_fold *f = trlat_fold_build();
     struct trlat_kstats *k = trlat_fold_kernel(f, "epsilon");
     ck_assert_uint_eq(k->from_driver, 706);
