@@ -210,21 +210,6 @@ static __attribute__((noinline)) CUresult launch_kernel_ex_slow(struct trlat_tst
     return launch_slow(ts, &l, real, ret);
 }
 
-static __attribute__((noinline)) CUresult launch_coop_slow(struct trlat_tstate *ts, enum trlat_fn fn, void *real,
-                                                           void *ret, CUfunction f, unsigned gx, unsigned gy,
-                                                           unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                                                           unsigned shmem, CUstream s, void **params)
-{
-    struct trlat_launch l = {.fn = fn,
-                             .func = f,
-                             .grid = {gx, gy, gz},
-                             .block = {bx, by, bz},
-                             .shmem = shmem,
-                             .stream = s,
-                             .params = params};
-    return launch_slow(ts, &l, real, ret);
-}
-
 static inline __attribute__((always_inline)) CUresult launch_kernel(enum trlat_fn fn, int slot, void *ret, CUfunction f,
                                                                     unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                                                     unsigned by, unsigned bz, unsigned shmem,
@@ -256,7 +241,7 @@ static inline __attribute__((always_inline)) CUresult launch_coop(enum trlat_fn 
     if (UNLIKELY(!real))
         return CUDA_ERROR_NOT_INITIALIZED;
     FAST_PATH(real(f, gx, gy, gz, bx, by, bz, shmem, s, params), f,
-              launch_coop_slow(ts, fn, (void *)real, ret, f, gx, gy, gz, bx, by, bz, shmem, s, params));
+              launch_kernel_slow(ts, fn, (void *)real, ret, f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL));
 }
 
 CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
