@@ -56,7 +56,7 @@ all: $(BUILD)/libtrlat.so $(BUILD)/trlat
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDRS) $(wildcard report/cli/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIBFLAGS) $(LTO) $(UNWIND_FLAGS) -MMD -c $< -o $@
+	$(CC) $(LIBFLAGS) $(LTO) $(UNWIND_FLAGS) -MMD -MP -c $< -o $@
 
 # It declares the wrappers as data (their addresses only, without cuda.h's
 # prototypes), which LTO's symbol merging refuses.
