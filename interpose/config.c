@@ -167,6 +167,13 @@ const char *trlat_config_cupti_off_why(void)
     return cupti_off_why;
 }
 
+int trlat_config_peek(enum trlat_opt opt, long *value)
+{
+    const struct option *o = &options[opt];
+    const char *s = o->is_str ? NULL : getenv(o->name);
+    return s && *s && parse(o, s, value) == 0;
+}
+
 const char *trlat_config_str(enum trlat_opt opt)
 {
     const struct option *o = &options[opt];

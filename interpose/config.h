@@ -45,6 +45,10 @@ enum { TRLAT_FP_GRID_CALL = 0, TRLAT_FP_GRID_EVAL = 1, TRLAT_FP_GRID_SKEW = 2 };
 
 /* Parses the environment (again). Called once at start and after fork. */
 void trlat_config_load(void);
+/* The option's value in the environment now, before trlat_config_load
+ * (a constructor's): 1 with *value when it is set and valid, else 0,
+ * nothing said. Numbers and choices only. */
+int trlat_config_peek(enum trlat_opt opt, long *value);
 /* The option's value (valid after trlat_config_load). */
 long trlat_config(enum trlat_opt opt);
 /* A text option's value, or its default (NULL for none). */

@@ -14,6 +14,7 @@
  * inside its launch wrapper could deadlock on its locks), and a wrapper of
  * dlsym is made to be called from other libraries' constructors. */
 #include "interpose/log.h"
+#include "interpose/config.h"
 #include "interpose/real.h"
 #include "interpose/lifecycle.h"
 
@@ -51,8 +52,8 @@ static void say(void)
 
 __attribute__((constructor)) static void check_dlsym_order(void)
 {
-    const char *off = getenv("TRLAT_DISABLE"); /* pure pass-through: nothing of trlat's, not this either */
-    if (off && !strcmp(off, "1"))
+    long off = 0; /* TRLAT_DISABLE=1, pure pass-through: nothing of trlat's, not this either */
+    if (trlat_config_peek(TRLAT_OPT_DISABLE, &off) && off)
         return;
     typedef void *(*dlsym_fn)(void *, const char *);
     dlsym_fn global = (dlsym_fn)trlat_real_dlsym(RTLD_DEFAULT, "dlsym");
