@@ -352,7 +352,7 @@ static int store(struct fp_state *st, PyObject *result)
 /* ---- the contract (fastpath.h) ---- */
 static int ready(void)
 {
-    if (!fp_conf.on || forked || !trlat_active())
+    if (!__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || forked || !trlat_active())
         return 0;
     if (!fp_py_init())
         return 0;
@@ -446,6 +446,14 @@ int trlat_fastpath_on(void)
     return started;
 }
 
+static int set_fastpath(int on)
+{
+    if (!started || forked)
+        return -1;
+    int was = __atomic_exchange_n(&fp_conf.on, on ? 1 : 0, __ATOMIC_RELAXED);
+    return was != 0;
+}
+
 static const struct trlat_pymemo pymemo = {
     .before = fp_before, .after = fp_after, .prekey_entry = fp_prekey_entry, .prekeyed = fp_prekeyed};
 
@@ -487,8 +495,11 @@ static void after_fork_child(void)
     found_keyed = 0;
 }
 
-static const struct trlat_module module = {
-    .name = "fastpath", .start = start, .after_fork_child = after_fork_child, .pymemo = &pymemo};
+static const struct trlat_module module = {.name = "fastpath",
+                                           .start = start,
+                                           .after_fork_child = after_fork_child,
+                                           .pymemo = &pymemo,
+                                           .set_fastpath = set_fastpath};
 
 __attribute__((constructor)) static void register_module(void)
 {

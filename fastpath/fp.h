@@ -59,7 +59,7 @@ extern const char *const fp_reason_names[FP_R_COUNT];
 
 /* ---- configuration (fastpath.c, read at start) ---- */
 struct fp_conf {
-    int on;             /* TRLAT_FASTPATH != 0 */
+    int on;             /* TRLAT_FASTPATH != 0 and not switched off (trlat_api_fastpath: read and written relaxed) */
     int verify;         /* TRLAT_FASTPATH=verify */
     int mode;           /* TRLAT_FASTPATH_MODE: TRLAT_FP_MODE_VALUE or _IDENTICAL */
     unsigned memo_cap;  /* TRLAT_FASTPATH_MEMO: entries, 0 = never store */

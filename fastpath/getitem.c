@@ -228,13 +228,13 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     fp_phase(FP_PH_ENTRY);
     struct fp_launcher *l = (struct fp_launcher *)self;
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
-    if (!fp_conf.on || fpy.ready <= 0 || has_run_keyword(kwnames))
+    if (!__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || fpy.ready <= 0 || has_run_keyword(kwnames))
         return via_lambda(l, l->grid, args, nargsf, kwnames);
     /* What the run hook notes for a call (pyhook_call.c), for a replay that
      * never reaches it: the entry time and the caller's site. */
     struct trlat_tstate *ts = trlat_tstate_get();
-    int outer = ts && !ts->py_t0;
-    struct trlat_pycall saved = {0, 0}; /* set when outer (LTO at -O1 cannot tell) */
+    int outer = ts && !ts->py_t0 && !(ts->slow & TRLAT_SLOW_PAUSED); /* timed, unless profiling is paused */
+    struct trlat_pycall saved = {0, 0};                              /* set when outer (LTO at -O1 cannot tell) */
     uint64_t t0 = 0, site = 0;
     if (outer) {
         t0 = trlat_py_stamp();

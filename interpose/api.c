@@ -1,5 +1,6 @@
 /* trlat's small public API (exported as trlat_api_*). */
 #include "interpose/real.h"
+#include "interpose/tstate.h"
 #include "interpose/lifecycle.h"
 
 /* The real driver entry point trlat forwards `name` to (slot 0), or NULL.
@@ -15,4 +16,31 @@ TRLAT_EXPORT void *trlat_api_real_function(const char *name)
 TRLAT_EXPORT int trlat_api_active(void)
 {
     return trlat_active();
+}
+
+/* Profiling paused (on == 0) or resumed (1) from here on, for every thread:
+ * a paused launch goes to the driver unrecorded (the fast path still
+ * captures and replays). Returns the state before (1: profiling), or -1
+ * when trlat is disabled. */
+TRLAT_EXPORT int trlat_api_profiling(int on)
+{
+    if (!trlat_active())
+        return -1;
+    return !trlat_tstate_set_paused(!on);
+}
+
+/* The fast path switched on (1) or off (0) from here on: off, every Triton
+ * call runs through Triton and nothing is replayed; on again, the memo
+ * already built serves. Returns the state before, or -1 when the fast path
+ * did not start in this process (TRLAT_FASTPATH=0, or it could not). */
+TRLAT_EXPORT int trlat_api_fastpath(int on)
+{
+    if (!trlat_active())
+        return -1;
+    int n;
+    const struct trlat_module *const *m = trlat_modules(&n);
+    for (int i = 0; i < n; i++)
+        if (m[i]->set_fastpath)
+            return m[i]->set_fastpath(on);
+    return -1;
 }

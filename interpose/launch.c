@@ -139,11 +139,13 @@ static __attribute__((noinline)) CUresult launch_slow(struct trlat_tstate *ts, s
     l->t1 = l->t0 ? trlat_ticks() : 0;
     int has_id = ts->cur_t0 == 0; /* CUPTI's callback took the entry time */
     ts->cur_t0 = 0;
-    uint64_t py_t0, site;
-    python_part(ts, &py_t0, &site);
-    record(ts, l->func, l->t0, l->t1, l->rc, py_t0, site);
-    if (ts->slow & TRLAT_SLOW_THREAD) /* native sites, trace events */
-        record_extra(ts, trlat_kslot_get(ts, l->func), l, has_id, ret);
+    if (!(ts->slow & TRLAT_SLOW_PAUSED)) {
+        uint64_t py_t0, site;
+        python_part(ts, &py_t0, &site);
+        record(ts, l->func, l->t0, l->t1, l->rc, py_t0, site);
+        if (ts->slow & TRLAT_SLOW_THREAD) /* native sites, trace events */
+            record_extra(ts, trlat_kslot_get(ts, l->func), l, has_id, ret);
+    }
     for (int i = n - 1; i >= 0; i--)
         if (hooks[i]->after)
             hooks[i]->after(ts, l);

@@ -34,6 +34,9 @@ struct trlat_module {
     void (*kernel_loaded)(void);
     /* the fast path's side of a hooked Triton call, for the Python hook */
     const struct trlat_pymemo *pymemo;
+    /* the fast path switched on (1) or off (0) at run time: the state
+     * before, or -1 when it did not start in this process */
+    int (*set_fastpath)(int on);
 };
 #define TRLAT_MAX_MODULES 8
 void trlat_module_register(const struct trlat_module *m);

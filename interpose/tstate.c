@@ -22,7 +22,9 @@ static struct trlat_tstate *free_states;        /* states of exited threads, und
 static _Atomic unsigned nstates;
 _Static_assert(offsetof(struct trlat_tstate, rec_gen) <= 64, "the launch path's fields fit the first cache line");
 
-static _Atomic uint32_t slow_all; /* TRLAT_SLOW_HOOKS once trlat_tstate_slow_all ran */
+/* what every thread's state takes: TRLAT_SLOW_HOOKS once trlat_tstate_slow_all
+ * ran, TRLAT_SLOW_PAUSED while profiling is paused */
+static _Atomic uint32_t slow_all;
 static pthread_key_t exit_key;
 
 /* A thread exits: its state (and its counts) stay in the list for the
@@ -315,9 +317,24 @@ void trlat_tstate_foreach(trlat_slot_fn fn, void *arg)
 
 void trlat_tstate_slow_all(void)
 {
-    atomic_store(&slow_all, TRLAT_SLOW_HOOKS);
+    atomic_fetch_or(&slow_all, TRLAT_SLOW_HOOKS);
     for (struct trlat_tstate *ts = atomic_load(&all_states); ts; ts = ts->next)
         __atomic_fetch_or(&ts->slow, TRLAT_SLOW_HOOKS, __ATOMIC_SEQ_CST);
+}
+
+int trlat_tstate_set_paused(int paused)
+{
+    uint32_t was;
+    if (paused)
+        was = atomic_fetch_or(&slow_all, TRLAT_SLOW_PAUSED);
+    else
+        was = atomic_fetch_and(&slow_all, ~(uint32_t)TRLAT_SLOW_PAUSED);
+    for (struct trlat_tstate *ts = atomic_load(&all_states); ts; ts = ts->next)
+        if (paused)
+            __atomic_fetch_or(&ts->slow, TRLAT_SLOW_PAUSED, __ATOMIC_SEQ_CST);
+        else
+            __atomic_fetch_and(&ts->slow, ~(uint32_t)TRLAT_SLOW_PAUSED, __ATOMIC_SEQ_CST);
+    return (was & TRLAT_SLOW_PAUSED) != 0;
 }
 
 unsigned trlat_tstate_count(void)

@@ -20,7 +20,7 @@
 #define TRLAT_PY_CALL_KINDS 6
 #define TRLAT_CHUNK_SLOTS 16
 #define TRLAT_MAX_SLOTS_PER_THREAD 4096
-enum { TRLAT_SLOW_THREAD = 1, TRLAT_SLOW_HOOKS = 2 }; /* trlat_tstate.slow */
+enum { TRLAT_SLOW_THREAD = 1, TRLAT_SLOW_HOOKS = 2, TRLAT_SLOW_PAUSED = 4 }; /* trlat_tstate.slow */
 /* trlat_tstate.py_t0 of a Python call whose launches are counted, not timed
  * (TRLAT_TIMING=none; a fast-path hit left out of the sample) */
 #define TRLAT_PY_UNTIMED 1u
@@ -344,6 +344,10 @@ void trlat_tstate_foreach_thread(void (*fn)(const struct trlat_tstate *ts, void 
 /* Makes every thread's launches, present and future, take the slow variant
  * (TRLAT_SLOW_HOOKS: a launch hook set that wants them all). */
 void trlat_tstate_slow_all(void);
+/* Profiling paused (1) or resumed (0) on every thread, present and future
+ * (TRLAT_SLOW_PAUSED: their launches go to the driver unrecorded; the
+ * launch hooks still run). Returns 1 if it was paused before. */
+int trlat_tstate_set_paused(int paused);
 /* Number of thread states ever made (threads that launched). */
 unsigned trlat_tstate_count(void);
 

@@ -188,8 +188,8 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
 {
     struct trlat_tstate *ts = trlat_tstate_get();
     PyObject *kernel = subscript.kernel;
-    subscript.kernel = NULL; /* one run per kernel[grid] */
-    if (__builtin_expect(!ts, 0))
+    subscript.kernel = NULL;                                        /* one run per kernel[grid] */
+    if (__builtin_expect(!ts || (ts->slow & TRLAT_SLOW_PAUSED), 0)) /* profiling paused */
         return call_orig(kind, orig, args, nargs, kwnames);
     if (ts->py_t0) { /* inside another hooked call on this thread */
         trlat_pyhook_count(ts, TRLAT_PYC_NESTED);

@@ -617,6 +617,29 @@ def wrapped():
     print("wrapped done")
 
 
+def switch():
+    """The run-time switches (trlat_api_fastpath, trlat_api_profiling) between
+    blocks of N identical calls: on, off, on again, profiling paused, resumed."""
+    import ctypes
+    api = ctypes.CDLL(None)
+    x = torch.empty(4096)
+
+    def calls():
+        for _ in range(N):
+            add_kernel[(1, )](x, x, x, 64, BLOCK=128)
+
+    calls()
+    print("fastpath was", api.trlat_api_fastpath(0))
+    calls()
+    print("fastpath was", api.trlat_api_fastpath(1))
+    calls()
+    print("profiling was", api.trlat_api_profiling(0))
+    calls()
+    print("profiling was", api.trlat_api_profiling(1))
+    calls()
+    print("switch done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):
