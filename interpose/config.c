@@ -7,17 +7,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct choice {
     const char *word;
     long value;
 };
 
-static const struct choice bool_choices[] = {{"0", 0}, {"1", 1}, {NULL, 0}};
+/* Every on/off variable takes the same words (and trlat run's flags:
+ * report/cli/run.c), in any case. */
+#define OFF_ON(off, on)                                              \
+    {"0", off}, {"off", off}, {"false", off}, {"1", on}, {"on", on}, \
+    {                                                                \
+        "true", on                                                   \
+    }
+#define BOOL_WORDS "0 or 1 (on/off, true/false)"
+static const struct choice bool_choices[] = {OFF_ON(0, 1), {NULL, 0}};
 static const struct choice cupti_choices[] = {
-    {"0", TRLAT_CUPTI_OFF}, {"1", TRLAT_CUPTI_ON}, {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
+    OFF_ON(TRLAT_CUPTI_OFF, TRLAT_CUPTI_ON), {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
 static const struct choice fastpath_choices[] = {
-    {"0", TRLAT_FASTPATH_OFF}, {"1", TRLAT_FASTPATH_ON}, {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
+    OFF_ON(TRLAT_FASTPATH_OFF, TRLAT_FASTPATH_ON), {"verify", TRLAT_FASTPATH_VERIFY}, {NULL, 0}};
 static const struct choice timing_choices[] = {{"all", TRLAT_TIMING_ALL},
                                                {"sampled", TRLAT_TIMING_SAMPLED},
                                                {"none", TRLAT_TIMING_NONE},
@@ -47,21 +56,21 @@ struct option {
 };
 
 static struct option options[TRLAT_OPT_COUNT] = {
-    [TRLAT_OPT_DISABLE] = {"TRLAT_DISABLE", 0, bool_choices, "0 or 1", 0, 0},
-    [TRLAT_OPT_SUMMARY] = {"TRLAT_SUMMARY", 1, bool_choices, "0 or 1", 0, 0},
-    [TRLAT_OPT_CUPTI] = {"TRLAT_CUPTI", TRLAT_CUPTI_AUTO, cupti_choices, "0, 1 or auto", 0, 0},
-    [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 or verify", 0, 0},
-    [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_DISABLE] = {"TRLAT_DISABLE", 0, bool_choices, BOOL_WORDS, 0, 0},
+    [TRLAT_OPT_SUMMARY] = {"TRLAT_SUMMARY", 1, bool_choices, BOOL_WORDS, 0, 0},
+    [TRLAT_OPT_CUPTI] = {"TRLAT_CUPTI", TRLAT_CUPTI_AUTO, cupti_choices, "0, 1 (on/off, true/false) or auto", 0, 0},
+    [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 (on/off, true/false) or verify", 0, 0},
+    [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, BOOL_WORDS, 0, 0},
     [TRLAT_OPT_TRACE] = {"TRLAT_TRACE", 0, NULL, "a number of launches from 0 to 10000000", TRLAT_TRACE_MAX, 0},
     [TRLAT_OPT_TIMING] = {"TRLAT_TIMING", TRLAT_TIMING_AUTO, timing_choices, "all, sampled, none or auto", 0, 0},
     [TRLAT_OPT_FP_MODE] = {"TRLAT_FASTPATH_MODE", TRLAT_FP_MODE_VALUE, fp_mode_choices, "value or identical", 0, 0},
     [TRLAT_OPT_FP_MEMO] = {"TRLAT_FASTPATH_MEMO", 1024, NULL, "a number of entries from 0 to 1048576",
                            TRLAT_FP_MEMO_MAX, 0},
     [TRLAT_OPT_FP_GIL] = {"TRLAT_FASTPATH_GIL", TRLAT_FP_GIL_RELEASE, fp_gil_choices, "release or keep", 0, 0},
-    [TRLAT_OPT_FP_GETITEM] = {"TRLAT_FASTPATH_GETITEM", 1, bool_choices, "0 or 1", 0, 0},
-    [TRLAT_OPT_FP_DEBUG] = {"TRLAT_FASTPATH_DEBUG", 0, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_FP_GETITEM] = {"TRLAT_FASTPATH_GETITEM", 1, bool_choices, BOOL_WORDS, 0, 0},
+    [TRLAT_OPT_FP_DEBUG] = {"TRLAT_FASTPATH_DEBUG", 0, bool_choices, BOOL_WORDS, 0, 0},
     [TRLAT_OPT_FP_GRID] = {"TRLAT_FASTPATH_GRID", TRLAT_FP_GRID_EVAL, fp_grid_choices, "eval or call", 0, 0},
-    [TRLAT_OPT_FP_PHASES] = {"TRLAT_FASTPATH_PHASES", 0, bool_choices, "0 or 1", 0, 0},
+    [TRLAT_OPT_FP_PHASES] = {"TRLAT_FASTPATH_PHASES", 0, bool_choices, BOOL_WORDS, 0, 0},
     [TRLAT_OPT_FP_TENSORS] = {"TRLAT_FASTPATH_TENSORS", TRLAT_FP_TENSORS_FIELDS, fp_tensor_choices, "fields or getters",
                               0, 0},
     [TRLAT_OPT_OUTPUT] = {.name = "TRLAT_OUTPUT", .is_str = 1, .str_def = "trlat-%p.json"},
@@ -76,7 +85,7 @@ static int parse(const struct option *o, const char *s, long *out)
 {
     if (o->choices) {
         for (const struct choice *c = o->choices; c->word; c++)
-            if (strcmp(s, c->word) == 0) {
+            if (strcasecmp(s, c->word) == 0) {
                 *out = c->value;
                 return 0;
             }

@@ -202,10 +202,11 @@ static _Noreturn void die_by(int sig)
 
 static void parse(int argc, char **argv, struct options *o)
 {
-    static const char *const fastpath_words[] = {"on", "1", "verify", "off", "0", NULL};
-    static const char *const fastpath_env[] = {"1", "1", "verify", "0", "0"};
-    static const char *const cupti_words[] = {"on", "off", "auto", "1", "0", NULL};
-    static const char *const cupti_env[] = {"1", "0", "auto", "1", "0"};
+    /* the on/off words every TRLAT_ variable takes (interpose/config.c) */
+    static const char *const fastpath_words[] = {"on", "1", "true", "verify", "off", "0", "false", NULL};
+    static const char *const fastpath_env[] = {"1", "1", "1", "verify", "0", "0", "0"};
+    static const char *const cupti_words[] = {"on", "off", "auto", "1", "0", "true", "false", NULL};
+    static const char *const cupti_env[] = {"1", "0", "auto", "1", "0", "1", "0"};
     static const char *const timing_words[] = {"all", "sampled", "none", "auto", NULL};
     static const struct option longopts[] = {
         {"fastpath", optional_argument, NULL, 'f'}, {"cupti", required_argument, NULL, 'c'},

@@ -7,23 +7,39 @@ check_bad() { # VAR VALUE ACCEPTED
     env "$1=$2" TRLAT_OUTPUT="$WORK/c.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >"$WORK/o" 2>"$WORK/e"; rc=$?
     expect "$1=$2: runs on" "$rc" 0
     expect "$1=$2: one line naming it" "$(grep -c "$1=" "$WORK/e")" 1
-    expect "$1=$2: names accepted values" "$(grep -c "expected $3" "$WORK/e")" 1
+    expect "$1=$2: names accepted values" "$(grep -cF "expected $3" "$WORK/e")" 1
     rm -f "$WORK/c.json"
 }
-for v in 2 yes -1 " 1" 1x; do check_bad TRLAT_DISABLE "$v" "0 or 1"; done
-for v in 2 true on; do check_bad TRLAT_SUMMARY "$v" "0 or 1"; done
-for v in 2 yes ON; do check_bad TRLAT_CUPTI "$v" "0, 1 or auto"; done
-for v in 2 on verif; do check_bad TRLAT_FASTPATH "$v" "0, 1 or verify"; done
-for v in 2 yes; do check_bad TRLAT_STACKS "$v" "0 or 1"; done
+for v in 2 yes -1 " 1" 1x; do check_bad TRLAT_DISABLE "$v" "0 or 1 (on/off, true/false)"; done
+for v in 2 maybe onn; do check_bad TRLAT_SUMMARY "$v" "0 or 1 (on/off, true/false)"; done
+for v in 2 yes automatic; do check_bad TRLAT_CUPTI "$v" "0, 1 (on/off, true/false) or auto"; done
+for v in 2 yes verif; do check_bad TRLAT_FASTPATH "$v" "0, 1 (on/off, true/false) or verify"; done
+for v in 2 yes; do check_bad TRLAT_STACKS "$v" "0 or 1 (on/off, true/false)"; done
 for v in -5 abc 10000001 99999999999999999999 1.5; do check_bad TRLAT_TRACE "$v" "a number"; done
 # the fast path's own (read with the others, whether the fast path is on or not)
 for v in values ident 1; do check_bad TRLAT_FASTPATH_MODE "$v" "value or identical"; done
 for v in -1 1048577 1k " 8"; do check_bad TRLAT_FASTPATH_MEMO "$v" "a number of entries"; done
 for v in 0 hold; do check_bad TRLAT_FASTPATH_GIL "$v" "release or keep"; done
-for v in 2 no; do check_bad TRLAT_FASTPATH_GETITEM "$v" "0 or 1"; done
-for v in 2 yes; do check_bad TRLAT_FASTPATH_DEBUG "$v" "0 or 1"; done
+for v in 2 no; do check_bad TRLAT_FASTPATH_GETITEM "$v" "0 or 1 (on/off, true/false)"; done
+for v in 2 yes; do check_bad TRLAT_FASTPATH_DEBUG "$v" "0 or 1 (on/off, true/false)"; done
 for v in 1 evaluate; do check_bad TRLAT_FASTPATH_GRID "$v" "eval or call"; done
-for v in 2 on; do check_bad TRLAT_FASTPATH_PHASES "$v" "0 or 1"; done
+for v in 2 yes; do check_bad TRLAT_FASTPATH_PHASES "$v" "0 or 1 (on/off, true/false)"; done
+
+# Every on/off variable takes 0/1, on/off and true/false alike, in any case:
+# what ran is the report's config.
+good() { # VAR VALUE EXPR EXPECTED
+    env "$1=$2" TRLAT_OUTPUT="$WORK/g.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/e"
+    expect "$1=$2: accepted" "$(grep -c "$1=" "$WORK/e")" 0
+    expect "$1=$2: as it says" "$(rq "$WORK/g.json" "$3")" "$4"
+    rm -f "$WORK/g.json"
+}
+for v in on ON true True 1; do good TRLAT_STACKS "$v" 'r["config"]["stacks"]' True; done
+for v in off OFF false FALSE 0; do good TRLAT_STACKS "$v" 'r["config"]["stacks"]' False; done
+for v in on true; do good TRLAT_FASTPATH "$v" 'r["config"]["fastpath"]' on; done
+for v in off false; do good TRLAT_FASTPATH "$v" 'r["config"]["fastpath"]' off; done
+good TRLAT_FASTPATH Verify 'r["config"]["fastpath"]' verify
+for v in off false; do good TRLAT_CUPTI "$v" 'r["config"]["cupti"]' off; done
+good TRLAT_SUMMARY off 'r["config"]["stacks"]' False
 
 # The default stands: a bad TRLAT_TRACE keeps 0 events, a bad TRLAT_DISABLE keeps recording.
 TRLAT_TRACE=abc TRLAT_DISABLE=maybe TRLAT_OUTPUT="$WORK/d.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1
@@ -32,7 +48,7 @@ expect "bad values: defaults stand" "$(rq "$WORK/d.json" '(len(r["events"]), k("
 # TRLAT_TIMING=none: launches counted exactly, none timed (no clock read on
 # the launch path); CUPTI and trace events, which need launch times, stay
 # off, said once when asked for.
-for v in some 0 NONE sample; do check_bad TRLAT_TIMING "$v" "all, sampled, none or auto"; done
+for v in some 0 nothing sample; do check_bad TRLAT_TIMING "$v" "all, sampled, none or auto"; done
 TRLAT_TIMING=none TRLAT_OUTPUT="$WORK/t.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 300 >/dev/null 2>"$WORK/te"
 expect "timing none: said nothing" "$(wc -l <"$WORK/te")" 0
 expect "timing none: config, launches, no times" \
