@@ -23,6 +23,8 @@ struct choice {
     }
 #define BOOL_WORDS "0 or 1 (on/off, true/false)"
 static const struct choice bool_choices[] = {OFF_ON(0, 1), {NULL, 0}};
+static const struct choice summary_choices[] = {
+    OFF_ON(TRLAT_SUMMARY_OFF, TRLAT_SUMMARY_ON), {"all", TRLAT_SUMMARY_ALL}, {NULL, 0}};
 static const struct choice cupti_choices[] = {
     OFF_ON(TRLAT_CUPTI_OFF, TRLAT_CUPTI_ON), {"auto", TRLAT_CUPTI_AUTO}, {NULL, 0}};
 static const struct choice fastpath_choices[] = {
@@ -57,9 +59,11 @@ struct option {
 
 static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_DISABLE] = {"TRLAT_DISABLE", 0, bool_choices, BOOL_WORDS, 0, 0},
-    [TRLAT_OPT_SUMMARY] = {"TRLAT_SUMMARY", 1, bool_choices, BOOL_WORDS, 0, 0},
+    [TRLAT_OPT_SUMMARY] = {"TRLAT_SUMMARY", TRLAT_SUMMARY_ON, summary_choices, "0, 1 (on/off, true/false) or all", 0,
+                           0},
     [TRLAT_OPT_CUPTI] = {"TRLAT_CUPTI", TRLAT_CUPTI_AUTO, cupti_choices, "0, 1 (on/off, true/false) or auto", 0, 0},
-    [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices, "0, 1 (on/off, true/false) or verify", 0, 0},
+    [TRLAT_OPT_FASTPATH] = {"TRLAT_FASTPATH", TRLAT_FASTPATH_OFF, fastpath_choices,
+                            "0, 1 (on/off, true/false) or verify", 0, 0},
     [TRLAT_OPT_STACKS] = {"TRLAT_STACKS", 0, bool_choices, BOOL_WORDS, 0, 0},
     [TRLAT_OPT_TRACE] = {"TRLAT_TRACE", 0, NULL, "a number of launches from 0 to 10000000", TRLAT_TRACE_MAX, 0},
     [TRLAT_OPT_TIMING] = {"TRLAT_TIMING", TRLAT_TIMING_AUTO, timing_choices, "all, sampled, none or auto", 0, 0},
@@ -206,13 +210,11 @@ const char *trlat_config_output(void)
     return trlat_config_str(TRLAT_OPT_OUTPUT);
 }
 
-/* RANK, LOCAL_RANK and WORLD_SIZE name files (%r) and fill the report:
- * only a plain decimal 0..INT_MAX counts, anything else is said once and
- * ignored (a value like "../x" must not reach a path). */
-long trlat_config_rank(const char *var)
+/* A variable of the launchers' that gives a rank as a plain decimal
+ * 0..INT_MAX: -1 when unset; anything else is said once and ignored (a
+ * value like "../x" must not reach a path). */
+static long rank_var(const char *var, atomic_flag *said)
 {
-    static const char *const vars[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE"};
-    static atomic_flag said[sizeof vars / sizeof vars[0]];
     const char *s = getenv(var);
     if (!s || !*s)
         return -1;
@@ -222,9 +224,26 @@ long trlat_config_rank(const char *var)
         v = v * 10 + (*p - '0');
     if (!*p && v <= INT_MAX)
         return v;
-    for (unsigned i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        if (strcmp(var, vars[i]) == 0)
-            trlat_log_once(&said[i], "%s=%.64s is not a number from 0 to %d; ignored", var, s, INT_MAX);
+    trlat_log_once(said, "%s=%.64s is not a number from 0 to %d; ignored", var, s, INT_MAX);
+    return -1;
+}
+
+/* torchrun's, then Slurm's, Open MPI's and the PMI's (MPICH, Intel MPI,
+ * PMIx): the first one set and valid */
+static const char *const rank_vars[TRLAT_RANK_KINDS][5] = {
+    [TRLAT_RANK] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"},
+    [TRLAT_LOCAL_RANK] = {"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", NULL},
+    [TRLAT_WORLD_SIZE] = {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL},
+};
+
+long trlat_config_rank(enum trlat_rank which)
+{
+    static atomic_flag said[TRLAT_RANK_KINDS][5];
+    for (int i = 0; i < 5 && rank_vars[which][i]; i++) {
+        long v = rank_var(rank_vars[which][i], &said[which][i]);
+        if (v >= 0)
+            return v;
+    }
     return -1;
 }
 

@@ -10,7 +10,7 @@
 
 enum trlat_opt {
     TRLAT_OPT_DISABLE,  /* bool */
-    TRLAT_OPT_SUMMARY,  /* bool */
+    TRLAT_OPT_SUMMARY,  /* TRLAT_SUMMARY_OFF / _ON / _ALL */
     TRLAT_OPT_CUPTI,    /* TRLAT_CUPTI_OFF / _ON / _AUTO */
     TRLAT_OPT_FASTPATH, /* TRLAT_FASTPATH_OFF / _ON / _VERIFY */
     TRLAT_OPT_STACKS,   /* bool */
@@ -34,6 +34,8 @@ enum trlat_opt {
 };
 
 enum { TRLAT_CUPTI_OFF = 0, TRLAT_CUPTI_ON = 1, TRLAT_CUPTI_AUTO = 2 };
+/* on: local rank 0's (or a process without one); all: every rank's */
+enum { TRLAT_SUMMARY_OFF = 0, TRLAT_SUMMARY_ON = 1, TRLAT_SUMMARY_ALL = 2 };
 enum { TRLAT_FASTPATH_OFF = 0, TRLAT_FASTPATH_ON = 1, TRLAT_FASTPATH_VERIFY = 2 };
 enum { TRLAT_TIMING_ALL = 0, TRLAT_TIMING_NONE = 1, TRLAT_TIMING_SAMPLED = 2, TRLAT_TIMING_AUTO = 3 };
 enum { TRLAT_FP_MODE_VALUE = 0, TRLAT_FP_MODE_IDENTICAL = 1 };
@@ -60,9 +62,12 @@ const char *trlat_config_output(void);
 const char *trlat_config_cupti_off_why(void);
 /* TRLAT_FASTPATH_LOG, or NULL. */
 const char *trlat_config_fastpath_log(void);
-/* The environment variable var (RANK, LOCAL_RANK, WORLD_SIZE) as a decimal
- * number 0..INT_MAX, or -1 when unset or anything else (said once). */
-long trlat_config_rank(const char *var);
+/* The process's rank, local rank or world size from the launcher's
+ * variables (torchrun's RANK, LOCAL_RANK, WORLD_SIZE, then Slurm's, Open
+ * MPI's and the PMI's), each a decimal 0..INT_MAX; -1 when none is set
+ * (an invalid value is said once and ignored). */
+enum trlat_rank { TRLAT_RANK, TRLAT_LOCAL_RANK, TRLAT_WORLD_SIZE, TRLAT_RANK_KINDS };
+long trlat_config_rank(enum trlat_rank which);
 /* Name of a value for the report's config object ("on", "auto", ...). */
 const char *trlat_config_name(enum trlat_opt opt);
 

@@ -14,9 +14,9 @@
 
 static const char *rank_text(char *buf, size_t len)
 {
-    long r = trlat_config_rank("RANK");
+    long r = trlat_config_rank(TRLAT_RANK);
     if (r < 0)
-        r = trlat_config_rank("LOCAL_RANK");
+        r = trlat_config_rank(TRLAT_LOCAL_RANK);
     if (r < 0)
         return "norank";
     snprintf(buf, len, "%ld", r);
@@ -49,6 +49,25 @@ int trlat_output_expand(const char *tmpl, char *out, size_t len)
                         *c = '_'; /* a piece never adds a directory */
                 piece = tmp;
                 break;
+            case 'q': { /* %q{VAR}: the variable's value ("" unset), never a directory */
+                const char *end = p[1] == '{' ? strchr(p + 2, '}') : NULL;
+                if (!end || end - (p + 2) >= (long)sizeof tmp) {
+                    one[0] = '%';
+                    p--; /* not %q{...}: kept as written */
+                    piece = one;
+                    break;
+                }
+                memcpy(tmp, p + 2, (size_t)(end - (p + 2)));
+                tmp[end - (p + 2)] = 0;
+                const char *v = getenv(tmp);
+                snprintf(tmp, sizeof tmp, "%s", v ? v : "");
+                for (char *c = tmp; *c; c++)
+                    if (*c == '/')
+                        *c = '_';
+                piece = tmp;
+                p = end;
+                break;
+            }
             case '%':
                 piece = "%";
                 break;

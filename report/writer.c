@@ -42,9 +42,9 @@ static void stat_json(struct trlat_json *j, const char *key, const struct trlat_
     trlat_json_end_obj(j);
 }
 
-static void int_env(struct trlat_json *j, const char *key, const char *var)
+static void rank_json(struct trlat_json *j, const char *key, enum trlat_rank which)
 {
-    long n = trlat_config_rank(var);
+    long n = trlat_config_rank(which);
     if (n >= 0)
         trlat_json_i64(j, key, n);
     else
@@ -246,9 +246,9 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     trlat_json_str(&j, "trlat_version", TRLAT_VERSION);
     trlat_json_str(&j, "hist_scheme", TRLAT_HIST_SCHEME);
     trlat_json_i64(&j, "pid", getpid());
-    int_env(&j, "rank", "RANK");
-    int_env(&j, "local_rank", "LOCAL_RANK");
-    int_env(&j, "world_size", "WORLD_SIZE");
+    rank_json(&j, "rank", TRLAT_RANK);
+    rank_json(&j, "local_rank", TRLAT_LOCAL_RANK);
+    rank_json(&j, "world_size", TRLAT_WORLD_SIZE);
     trlat_json_str(&j, "host", host);
     trlat_json_str(&j, "argv0", a0);
     trlat_json_u64(&j, "wall_ns", wall_ns);
@@ -353,7 +353,11 @@ static void finish(void)
     struct report_args a = {f, wall_ns};
     report_file.list = trlat_config_str(TRLAT_OPT_REPORT_LIST);
     int written = trlat_output_write(&report_file, trlat_config_output(), fill_report, &a) == 0;
-    if (trlat_config(TRLAT_OPT_SUMMARY))
+    /* one summary per node: local rank 0's (or the process's, without
+     * one), every rank's with TRLAT_SUMMARY=all */
+    long local = trlat_config_rank(TRLAT_LOCAL_RANK);
+    long summary = trlat_config(TRLAT_OPT_SUMMARY);
+    if (summary == TRLAT_SUMMARY_ALL || (summary == TRLAT_SUMMARY_ON && local <= 0))
         trlat_report_summary(stderr, f, written ? report_file.path : NULL, wall_ns);
     trlat_fold_free(f);
 }

@@ -11,7 +11,7 @@ check_bad() { # VAR VALUE ACCEPTED
     rm -f "$WORK/c.json"
 }
 for v in 2 yes -1 " 1" 1x; do check_bad TRLAT_DISABLE "$v" "0 or 1 (on/off, true/false)"; done
-for v in 2 maybe onn; do check_bad TRLAT_SUMMARY "$v" "0 or 1 (on/off, true/false)"; done
+for v in 2 maybe onn; do check_bad TRLAT_SUMMARY "$v" "0, 1 (on/off, true/false) or all"; done
 for v in 2 yes automatic; do check_bad TRLAT_CUPTI "$v" "0, 1 (on/off, true/false) or auto"; done
 for v in 2 yes verif; do check_bad TRLAT_FASTPATH "$v" "0, 1 (on/off, true/false) or verify"; done
 for v in 2 yes; do check_bad TRLAT_STACKS "$v" "0 or 1 (on/off, true/false)"; done
@@ -40,6 +40,33 @@ for v in off false; do good TRLAT_FASTPATH "$v" 'r["config"]["fastpath"]' off; d
 good TRLAT_FASTPATH Verify 'r["config"]["fastpath"]' verify
 for v in off false; do good TRLAT_CUPTI "$v" 'r["config"]["cupti"]' off; done
 good TRLAT_SUMMARY off 'r["config"]["stacks"]' False
+
+# The rank from the common launchers' variables, torchrun's first; the
+# report's fields and %r; %q{VAR} in the output path.
+ranks() { # ENV... : the report's (rank, local_rank, world_size) and its file name
+    rm -f "$WORK"/rk-*.json
+    env -u RANK -u LOCAL_RANK -u WORLD_SIZE "$@" TRLAT_OUTPUT="$WORK/rk-%r-%q{JOB_TAG}.json" LD_PRELOAD=$LIB \
+        "$BIN/launcher" direct 3 >/dev/null 2>"$WORK/re"
+    f=$(ls "$WORK"/rk-*.json 2>/dev/null | head -1)
+    echo "$(basename "$f") $(rq "$f" '(r["rank"], r["local_rank"], r["world_size"])')"
+}
+expect "rank: Slurm" "$(ranks SLURM_PROCID=5 SLURM_LOCALID=1 SLURM_NTASKS=8 JOB_TAG=a/b)" "rk-5-a_b.json (5, 1, 8)"
+expect "rank: Open MPI" "$(ranks OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=0 OMPI_COMM_WORLD_SIZE=4)" \
+    "rk-3-.json (3, 0, 4)"
+expect "rank: PMI" "$(ranks PMI_RANK=2 PMI_SIZE=6 MPI_LOCALRANKID=2)" "rk-2-.json (2, 2, 6)"
+expect "rank: torchrun's first" "$(ranks RANK=1 SLURM_PROCID=7 LOCAL_RANK=1 WORLD_SIZE=2)" "rk-1-.json (1, 1, 2)"
+expect "rank: an invalid one is ignored, the next counts" "$(ranks RANK=x1 SLURM_PROCID=4)" "rk-4-.json (4, None, None)"
+expect "rank: the invalid one said once" "$(grep -c 'RANK=x1 is not a number' "$WORK/re")" 1
+
+# The exit summary: local rank 0's (or a process's without one); every
+# rank's with TRLAT_SUMMARY=all.
+summary() { env "$@" TRLAT_OUTPUT="$WORK/sm-%p.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 2>&1 >/dev/null |
+    grep -c '^trlat: 3 launches'; }
+expect "summary: no rank" "$(summary TRLAT_SUMMARY=1)" 1
+expect "summary: local rank 0" "$(summary TRLAT_SUMMARY=1 LOCAL_RANK=0)" 1
+expect "summary: local rank 1 says nothing" "$(summary TRLAT_SUMMARY=1 SLURM_LOCALID=1)" 0
+expect "summary: all ranks with all" "$(summary TRLAT_SUMMARY=all SLURM_LOCALID=1)" 1
+expect "summary: off" "$(summary TRLAT_SUMMARY=off)" 0
 
 # The default stands: a bad TRLAT_TRACE keeps 0 events, a bad TRLAT_DISABLE keeps recording.
 TRLAT_TRACE=abc TRLAT_DISABLE=maybe TRLAT_OUTPUT="$WORK/d.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1

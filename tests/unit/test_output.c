@@ -77,6 +77,18 @@ START_TEST(expand_template)
 END_TEST
 
 /* RANK and LOCAL_RANK: a plain decimal 0..INT_MAX, else absent. */
+START_TEST(q_names_a_variable)
+{
+    char out[256];
+    setenv("TRLAT_TEST_JOB", "job/7", 1);
+    ck_assert_int_eq(trlat_output_expand("r-%q{TRLAT_TEST_JOB}-%q{TRLAT_TEST_UNSET}.json", out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-job_7-.json");
+    ck_assert_int_eq(trlat_output_expand("r-%q-%q{open", out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-%q-%q{open"); /* not %q{VAR}: as written */
+    unsetenv("TRLAT_TEST_JOB");
+}
+END_TEST
+
 START_TEST(rank_parsed_strictly)
 {
     const char *bad[] = {"../../etc/x",          " 3",  "3 ", "+3", "-1", "3a", "0x10", "2147483648",
@@ -85,7 +97,7 @@ START_TEST(rank_parsed_strictly)
     unsetenv("LOCAL_RANK");
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("RANK", bad[i], 1);
-        ck_assert_int_eq(trlat_config_rank("RANK"), -1);
+        ck_assert_int_eq(trlat_config_rank(TRLAT_RANK), -1);
         ck_assert_int_eq(trlat_output_expand("r-%r", out, sizeof out), 0);
         ck_assert_str_eq(out, "r-norank");
     }
@@ -93,7 +105,7 @@ START_TEST(rank_parsed_strictly)
     ck_assert_int_eq(trlat_output_expand("r-%r", out, sizeof out), 0);
     ck_assert_str_eq(out, "r-5");
     setenv("RANK", "2147483647", 1);
-    ck_assert_int_eq(trlat_config_rank("RANK"), 2147483647);
+    ck_assert_int_eq(trlat_config_rank(TRLAT_RANK), 2147483647);
     setenv("RANK", "0", 1);
     ck_assert_int_eq(trlat_output_expand("r-%r", out, sizeof out), 0);
     ck_assert_str_eq(out, "r-0");
@@ -382,6 +394,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, expand_template);
     tcase_add_test(t, rank_parsed_strictly);
+    tcase_add_test(t, q_names_a_variable);
     tcase_add_test(t, never_follows_symlinks_nor_clobbers);
     tcase_add_test(t, rewrite_replaces_own_report);
     tcase_add_test(t, directory_means_default_name);
