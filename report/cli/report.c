@@ -15,7 +15,7 @@ enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_HTML };
 static const char *const format_names[] = {"text", "csv", "json", "html", NULL};
 
 static const char usage_text[] =
-    "usage: trlat report FILE... [--top N] [--sort KEY] [--format FORMAT] [-o OUT] [--skip-bad]\n"
+    "usage: trlat report FILE... [--top N] [--sort KEY] [--format text|csv|json|html] [-o OUT] [--skip-bad]\n"
     "\n"
     "Shows one report (FILE '-' reads standard input); several are shown merged, as\n"
     "'trlat merge' combines them.\n"

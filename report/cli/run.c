@@ -24,7 +24,7 @@
 #define DEFAULT_OUTPUT "trlat-%p.json"
 
 static const char usage_text[] =
-    "usage: trlat run [--fastpath[=verify]] [--cupti=on|off|auto] [--stacks] [--trace=N]\n"
+    "usage: trlat run [--fastpath[=on|verify]] [--cupti=on|off|auto] [--stacks] [--trace=N]\n"
     "                 [--timing=all|sampled|none|auto] [-o PATTERN] -- CMD ARGS...\n"
     "\n"
     "Runs CMD with libtrlat.so preloaded (found next to trlat, or in ../lib when\n"

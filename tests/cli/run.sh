@@ -127,6 +127,21 @@ test_help() {
     if [ -z "$why" ]; then ok help; else fail help "failed:$why"; fi
 }
 
+# docs/CLI.md's usage block of each command is what --help says
+test_help_matches_docs() {
+    local cmd why=
+    for cmd in run report diff merge trace; do
+        "$TRLAT" "$cmd" --help 2>/dev/null | python3 -c '
+import re, sys
+cmd, doc = sys.argv[1], open(sys.argv[2]).read()
+help_usage = sys.stdin.read().split("\n\n")[0]
+want = " ".join(help_usage.replace("usage: ", "", 1).split())
+blocks = [" ".join(b.split()) for b in re.findall(r"\n((?:    trlat %s .*\n)(?:     +\S.*\n)*)" % cmd, doc)]
+sys.exit(0 if want in blocks else 1)' "$cmd" "$root/docs/CLI.md" || why="$why $cmd"
+    done
+    if [ -z "$why" ]; then ok help-matches-docs; else fail help-matches-docs "docs/CLI.md differs from --help for:$why"; fi
+}
+
 test_usage_errors() {
     expect_rc usage-no-command 2 "$TRLAT"
     expect_one_line_error usage-unknown-command frobnicate "$TRLAT" frobnicate
@@ -705,6 +720,7 @@ EOF
 }
 
 test_help
+test_help_matches_docs
 test_usage_errors
 test_fixtures_consistent
 test_golden
