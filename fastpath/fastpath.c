@@ -441,6 +441,21 @@ static int fp_prekey_entry(PyObject *jitfn, uint64_t *t0, uint64_t *site)
     return 1;
 }
 
+const char *trlat_fastpath_state(const char **reason)
+{
+    *reason = NULL;
+    if (trlat_config(TRLAT_OPT_FASTPATH) == TRLAT_FASTPATH_OFF)
+        return NULL;
+    if (started && fpy.ready > 0)
+        return "ran";
+    *reason = !started        ? "out of memory for the memo"
+              : fpy.ready < 0 ? "this Python or Triton is not one it knows (needs CPython 3.11+ with a GIL, "
+                                "Triton 3.6's JITFunction and torch)"
+              : forked        ? "a forked child replays nothing"
+                              : "no Triton call reached it (no Python interpreter with Triton in the process)";
+    return "stood_aside";
+}
+
 int trlat_fastpath_on(void)
 {
     return started;

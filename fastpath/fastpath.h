@@ -11,6 +11,11 @@
  * and it could start). */
 int trlat_fastpath_on(void);
 
+/* What ran (TRLAT_FASTPATH said on or verify): "ran" once a Triton call
+ * reached the memo ready, else "stood_aside" with why (*reason); NULL
+ * when it was not asked for. */
+const char *trlat_fastpath_state(const char **reason);
+
 /* One kernel name's counters: hits, misses and fallbacks by reason
  * (reason_names[r] counted reasons[r] times; nreasons of them). */
 struct trlat_fastpath_counts {

@@ -5,6 +5,7 @@
 #include "report/sections.h"
 #include "fastpath/fastpath.h"
 #include "interpose/tstate.h"
+#include "report/json.h"
 
 #include <string.h>
 
@@ -52,4 +53,11 @@ void trlat_fastpath_section_fold(struct trlat_fold *f)
     }
     for (size_t i = 0; i < f->n; i++)
         f->k[i]->has_fastpath = 1;
+}
+
+void trlat_fastpath_section_config(struct trlat_json *j)
+{
+    const char *reason, *state = trlat_fastpath_state(&reason);
+    trlat_json_str(j, "fastpath_state", state ? state : "off");
+    trlat_json_str(j, "fastpath_reason", reason);
 }

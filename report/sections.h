@@ -16,6 +16,9 @@ void trlat_gpu_section_fold(struct trlat_fold *f);
 /* The fast path's counters (report/fastpath_section.c). */
 void trlat_fastpath_section_fold(struct trlat_fold *f);
 
+/* config's fastpath_state and fastpath_reason (report/fastpath_section.c). */
+void trlat_fastpath_section_config(struct trlat_json *j);
+
 /* The "python" object (report/python_section.c). */
 void trlat_python_section(struct trlat_json *j);
 /* The "gpu" object. */

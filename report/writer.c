@@ -266,6 +266,7 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
                                                                       : "unavailable");
     trlat_json_str(&j, "cupti_reason", trlat_report_cupti_reason);
     trlat_json_str(&j, "fastpath", trlat_config_name(TRLAT_OPT_FASTPATH));
+    trlat_fastpath_section_config(&j);
     trlat_json_bool(&j, "stacks", (int)trlat_config(TRLAT_OPT_STACKS));
     trlat_json_u64(&j, "trace", (uint64_t)trlat_config(TRLAT_OPT_TRACE));
     trlat_json_str(&j, "timing", trlat_config_name(TRLAT_OPT_TIMING));

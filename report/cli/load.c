@@ -214,6 +214,8 @@ static void load_config(struct ld *ld, const json_t *root, struct cli_report *r)
     r->config.cupti = ld_get_str(ld, v, "cupti", LD_OPT);
     r->config.cupti_reason = ld_get_str(ld, v, "cupti_reason", LD_OPT);
     r->config.fastpath = ld_get_str(ld, v, "fastpath", LD_OPT);
+    r->config.fastpath_state = ld_get_str(ld, v, "fastpath_state", LD_OPT);
+    r->config.fastpath_reason = ld_get_str(ld, v, "fastpath_reason", LD_OPT);
     r->config.timing = ld_get_str(ld, v, "timing", LD_OPT);
     const json_t *stacks = ld_field(ld, v, "stacks", LD_OPT);
     if (stacks) {

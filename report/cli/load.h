@@ -144,7 +144,7 @@ struct cli_report {
     struct cli_u64 rank, local_rank, world_size, wall_ns;
     struct cli_clock clock;
     struct {
-        const char *cupti, *cupti_reason, *fastpath;
+        const char *cupti, *cupti_reason, *fastpath, *fastpath_state, *fastpath_reason;
         const char *timing; /* "all", "sampled", "none"; NULL: not in the report (made before TRLAT_TIMING: all) */
         int stacks;         /* -1: not in the report */
         struct cli_u64 trace;

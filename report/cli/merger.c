@@ -82,7 +82,21 @@ struct common {
     const char *v;
 };
 
-enum { C_VERSION, C_HOST, C_ARGV0, C_CUPTI, C_CUPTI_REASON, C_FASTPATH, C_TIMING, C_HOOK, C_TRITON, C_REASON, C_N };
+enum {
+    C_VERSION,
+    C_HOST,
+    C_ARGV0,
+    C_CUPTI,
+    C_CUPTI_REASON,
+    C_FASTPATH,
+    C_TIMING,
+    C_HOOK,
+    C_TRITON,
+    C_REASON,
+    C_FP_STATE,
+    C_FP_REASON,
+    C_N
+};
 
 struct cli_merger {
     json_t *strings; /* every string kept: its keys (jansson's hashtable keeps them in place) */
@@ -170,6 +184,8 @@ static void fold_header(struct cli_merger *m, const struct cli_report *r)
                              r->config.fastpath, r->config.timing};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
         common_add(m, &m->common[i], s[i]);
+    common_add(m, &m->common[C_FP_STATE], r->config.fastpath_state);
+    common_add(m, &m->common[C_FP_REASON], r->config.fastpath_reason);
     if (m->n_inputs == 0) {
         out->clock = r->clock;
         out->clock.source = intern(m, r->clock.source);
@@ -425,6 +441,8 @@ int cli_merger_finish(struct cli_merger *m, struct cli_report *out, char *err, s
     out->config.cupti_reason = common_value(&c[C_CUPTI_REASON], NULL);
     out->config.fastpath = common_value(&c[C_FASTPATH], "mixed");
     out->config.timing = common_value(&c[C_TIMING], "mixed");
+    out->config.fastpath_state = common_value(&c[C_FP_STATE], "mixed");
+    out->config.fastpath_reason = common_value(&c[C_FP_REASON], NULL);
     out->python.hook = common_value(&c[C_HOOK], "mixed");
     out->python.triton_version = common_value(&c[C_TRITON], "mixed");
     out->python.reason = common_value(&c[C_REASON], NULL);

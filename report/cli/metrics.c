@@ -372,6 +372,9 @@ void cli_describe_config(const struct cli_report *r, char *buf, size_t len)
         append(buf, len, " (%s)", r->config.cupti_reason);
     if (r->config.fastpath)
         append(buf, len, "%sfastpath %s", buf[0] ? ", " : "", r->config.fastpath);
+    if (r->config.fastpath_state && strcmp(r->config.fastpath_state, "stood_aside") == 0)
+        append(buf, len, " (stood aside%s%s)", r->config.fastpath_reason ? ": " : "",
+               r->config.fastpath_reason ? r->config.fastpath_reason : "");
     if (r->config.stacks >= 0)
         append(buf, len, "%sstacks %s", buf[0] ? ", " : "", r->config.stacks ? "on" : "off");
     if (r->config.trace.set)

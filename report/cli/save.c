@@ -127,6 +127,10 @@ static json_t *j_config(const struct cli_report *r)
                           cli_jv_opt(&r->config.trace));
     if (c && r->config.timing) /* absent where the inputs did not say */
         json_object_set_new(c, "timing", json_string(r->config.timing));
+    if (c && r->config.fastpath_state) {
+        json_object_set_new(c, "fastpath_state", json_string(r->config.fastpath_state));
+        json_object_set_new(c, "fastpath_reason", cli_jv_str(r->config.fastpath_reason));
+    }
     return c;
 }
 

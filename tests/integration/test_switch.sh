@@ -35,3 +35,14 @@ expect "fast path off: the switch says it did not start" "$(grep -v done "$WORK/
     "fastpath was -1;fastpath was -1;profiling was 1;profiling was 0;exit 0;"
 expect "fast path off: launches outside the pause" "$(k off '["launches"]')" $((4 * N))
 expect "fast path off: same output as on" "$(grep done "$WORK/off.out")" "$(grep done "$WORK/on.out")"
+
+# what ran is in the report's config, beside what was asked
+expect "fast path on: config says it ran" "$(rq "$WORK/on.json" '(r["config"]["fastpath"], r["config"]["fastpath_state"], r["config"]["fastpath_reason"])')" "('on', 'ran', None)"
+expect "fast path off: config says off" "$(rq "$WORK/off.json" '(r["config"]["fastpath"], r["config"]["fastpath_state"])')" "('off', 'off')"
+# asked for in a program without Python: it stood aside, and says why
+TRLAT_FASTPATH=1 TRLAT_OUTPUT="$WORK/c.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1
+expect "fast path without Python: stood aside" "$(rq "$WORK/c.json" 'r["config"]["fastpath_state"]')" stood_aside
+expect "fast path without Python: why" "$(rq "$WORK/c.json" 'r["config"]["fastpath_reason"]')" \
+    "no Triton call reached it (no Python interpreter with Triton in the process)"
+expect "fast path without Python: trlat report says it" \
+    "$("$B/trlat" report "$WORK/c.json" | grep -c 'fastpath on (stood aside: no Triton call reached it')" 1
