@@ -452,7 +452,7 @@ const char *trlat_fastpath_state(const char **reason)
               : fpy.ready < 0 ? "this Python or Triton is not one it knows (needs CPython 3.11+ with a GIL, "
                                 "Triton 3.6's JITFunction and torch)"
               : forked        ? "a forked child replays nothing"
-                              : "no Triton call reached it (no Python interpreter with Triton in the process)";
+                              : "no JITFunction.run call reached it (its only path today)";
     return "stood_aside";
 }
 

@@ -43,6 +43,6 @@ expect "fast path off: config says off" "$(rq "$WORK/off.json" '(r["config"]["fa
 TRLAT_FASTPATH=1 TRLAT_OUTPUT="$WORK/c.json" LD_PRELOAD=$LIB "$BIN/launcher" direct 3 >/dev/null 2>&1
 expect "fast path without Python: stood aside" "$(rq "$WORK/c.json" 'r["config"]["fastpath_state"]')" stood_aside
 expect "fast path without Python: why" "$(rq "$WORK/c.json" 'r["config"]["fastpath_reason"]')" \
-    "no Triton call reached it (no Python interpreter with Triton in the process)"
+    "no JITFunction.run call reached it (its only path today)"
 expect "fast path without Python: trlat report says it" \
-    "$("$B/trlat" report "$WORK/c.json" | grep -c 'fastpath on (stood aside: no Triton call reached it')" 1
+    "$("$B/trlat" report "$WORK/c.json" | grep -c 'fastpath on (stood aside: no JITFunction.run call reached it')" 1
