@@ -23,6 +23,13 @@ struct cli_table;
 /* The kernel table every report form shows: header, a row per kernel in
  * view, a totals row; per-launch means unless the header says total. */
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v);
+/* Where the shown kernels' launches came from (a kernel's call sites, most
+ * launches first) and why the fast path did not serve them (its fallbacks
+ * by reason): tables for the text and HTML views; the rows they hold. */
+#define CLI_SITES_TITLE "call sites (launches, most first)"
+#define CLI_FALLBACKS_TITLE "fast-path fallbacks (calls Triton ran, by reason)"
+size_t cli_sites_table(struct cli_table *t, const struct cli_view *v);
+size_t cli_fallbacks_table(struct cli_table *t, const struct cli_view *v);
 
 /* `trlat report` forms. */
 void cli_render_text(FILE *f, const struct cli_view *v);

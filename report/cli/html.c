@@ -377,25 +377,51 @@ static void chart_starved(FILE *f, const struct cli_view *v)
 
 /* ---- table ---- */
 
+/* A text table as HTML; with a header row (its first) and a total (its
+ * last), as the kernel table has. */
+static void html_table(FILE *f, const struct cli_table *t, const char *id, int header_total)
+{
+    fprintf(f, "<table id=\"%s\">\n", id);
+    size_t rows = t->ncells / t->ncols;
+    for (size_t row = 0; row < rows; row++) {
+        int head_row = header_total && row == 0;
+        const char *tag = head_row ? "th" : "td";
+        if (cli_table_is_rule(t, row * t->ncols))
+            continue;
+        fputs(head_row ? "<thead><tr>" : header_total && row == rows - 1 ? "<tr class=\"total\">" : "<tr>", f);
+        for (size_t col = 0; col < t->ncols; col++) {
+            fprintf(f, "<%s class=\"%c\">", tag, t->align[col]);
+            esc(f, t->cells[row * t->ncols + col]);
+            fprintf(f, "</%s>", tag);
+        }
+        fputs(head_row ? "</tr></thead>\n<tbody>\n" : "</tr>\n", f);
+    }
+    fputs(header_total ? "</tbody>\n</table>\n" : "</table>\n", f);
+}
+
+static void where(FILE *f, const struct cli_view *v)
+{
+    struct cli_table t;
+    if (cli_sites_table(&t, v)) {
+        fputs("<section>\n<h2>Call sites (launches, most first)</h2>\n", f);
+        html_table(f, &t, "sites", 0);
+        fputs("</section>\n", f);
+    }
+    cli_table_free(&t);
+    if (cli_fallbacks_table(&t, v)) {
+        fputs("<section>\n<h2>Fast-path fallbacks (calls Triton ran, by reason)</h2>\n", f);
+        html_table(f, &t, "fallbacks", 0);
+        fputs("</section>\n", f);
+    }
+    cli_table_free(&t);
+}
+
 static void table(FILE *f, const struct cli_view *v)
 {
     struct cli_table t;
     cli_kernel_table(&t, v);
-    fputs("<section>\n<h2>Kernels</h2>\n<table id=\"kernels\">\n", f);
-    size_t rows = t.ncells / t.ncols;
-    for (size_t row = 0; row < rows; row++) {
-        const char *tag = row == 0 ? "th" : "td";
-        if (cli_table_is_rule(&t, row * t.ncols))
-            continue;
-        fputs(row == 0 ? "<thead><tr>" : row == rows - 1 ? "<tr class=\"total\">" : "<tr>", f);
-        for (size_t col = 0; col < t.ncols; col++) {
-            fprintf(f, "<%s class=\"%c\">", tag, t.align[col]);
-            esc(f, t.cells[row * t.ncols + col]);
-            fprintf(f, "</%s>", tag);
-        }
-        fputs(row == 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n", f);
-    }
-    fputs("</tbody>\n</table>\n", f);
+    fputs("<section>\n<h2>Kernels</h2>\n", f);
+    html_table(f, &t, "kernels", 1);
     cli_table_free(&t);
     if (v->n < v->n_all)
         fprintf(f, "<p class=\"note\">%zu more kernels not shown (--top 0 shows all).</p>\n", v->n_all - v->n);
@@ -417,5 +443,6 @@ void cli_render_html(FILE *f, const struct cli_view *v)
     chart_hist(f, v);
     chart_starved(f, v);
     table(f, v);
+    where(f, v);
     fputs("</body>\n</html>\n", f);
 }

@@ -119,6 +119,97 @@ static void text_notes(FILE *f, const struct cli_view *v)
                 cli_fmt_count(n, r->totals.unnamed_launches.v));
 }
 
+/* Where each shown kernel's launches came from (its call sites, most
+ * launches first, SITES_SHOWN of them) and why the fast path did not serve
+ * them (its fallbacks by reason, most first): what the report records
+ * beside the times. */
+#define SITES_SHOWN 3
+
+static int by_count(const void *a, const void *b)
+{
+    const struct cli_count *x = *(const struct cli_count *const *)a, *y = *(const struct cli_count *const *)b;
+    return x->n < y->n ? 1 : x->n > y->n ? -1 : strcmp(x->name, y->name);
+}
+
+static void fallbacks_text(const struct cli_fastpath *fp, char *buf, size_t len)
+{
+    const struct cli_count *order[64];
+    size_t n = fp->n_fallbacks < 64 ? fp->n_fallbacks : 64, used = 0;
+    for (size_t i = 0; i < n; i++)
+        order[i] = &fp->fallbacks[i];
+    qsort(order, n, sizeof *order, by_count);
+    buf[0] = 0;
+    for (size_t i = 0; i < n && used < len; i++) {
+        char c[CLI_FMT_LEN];
+        int w =
+            snprintf(buf + used, len - used, "%s%s %s", i ? ", " : "", order[i]->name, cli_fmt_count(c, order[i]->n));
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+static int by_launches(const void *a, const void *b)
+{
+    const struct cli_site *x = *(const struct cli_site *const *)a, *y = *(const struct cli_site *const *)b;
+    return x->launches < y->launches ? 1 : x->launches > y->launches ? -1 : strcmp(x->site, y->site);
+}
+
+size_t cli_sites_table(struct cli_table *t, const struct cli_view *v)
+{
+    cli_table_init(t, "lrll");
+    size_t rows = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct cli_kernel *k = v->kernels[i];
+        const struct cli_site **order = cli_xcalloc(k->n_sites ? k->n_sites : 1, sizeof *order);
+        for (size_t s = 0; s < k->n_sites; s++)
+            order[s] = &k->sites[s];
+        qsort(order, k->n_sites, sizeof *order, by_launches);
+        for (size_t s = 0; s < k->n_sites && s < SITES_SHOWN; s++, rows++) {
+            char c[CLI_FMT_LEN];
+            cli_table_row(t, s ? "" : k->name, cli_fmt_count(c, order[s]->launches), order[s]->site,
+                          order[s]->kind ? order[s]->kind : "");
+        }
+        free(order);
+        if (k->n_sites > SITES_SHOWN) {
+            char more[64];
+            snprintf(more, sizeof more, "(%zu more sites)", k->n_sites - SITES_SHOWN);
+            cli_table_row(t, "", "", more, "");
+            rows++;
+        }
+    }
+    return rows;
+}
+
+size_t cli_fallbacks_table(struct cli_table *t, const struct cli_view *v)
+{
+    cli_table_init(t, "ll");
+    size_t rows = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const struct cli_fastpath *fp = &v->kernels[i]->fastpath;
+        if (!fp->set || !fp->n_fallbacks)
+            continue;
+        char why[512];
+        fallbacks_text(fp, why, sizeof why);
+        cli_table_row(t, v->kernels[i]->name, why);
+        rows++;
+    }
+    return rows;
+}
+
+static void text_where(FILE *f, const struct cli_view *v)
+{
+    struct cli_table t;
+    if (cli_sites_table(&t, v)) {
+        fprintf(f, "\n%s:\n", CLI_SITES_TITLE);
+        cli_table_print(&t, f, "  ");
+    }
+    cli_table_free(&t);
+    if (cli_fallbacks_table(&t, v)) {
+        fprintf(f, "\n%s:\n", CLI_FALLBACKS_TITLE);
+        cli_table_print(&t, f, "  ");
+    }
+    cli_table_free(&t);
+}
+
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v)
 {
     bool errors = v->all.errors > 0;
@@ -142,6 +233,7 @@ void cli_render_text(FILE *f, const struct cli_view *v)
     cli_table_print(&t, f, "");
     cli_table_free(&t);
     text_notes(f, v);
+    text_where(f, v);
     fprintf(f, "\n%s\n", v->diagnosis);
 }
 

@@ -36,11 +36,18 @@ TAIL_PROBE = """<script>(function () {
     charts.push({id: s.id, width: r.width, height: r.height, marks: marks});
   });
   var table = document.getElementById('kernels');
+  function shown(id) {  /* rows of a table that is laid out on the page */
+    var t = document.getElementById(id);
+    if (!t) return 0;
+    var r = t.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 ? t.rows.length : 0;
+  }
   var pre = document.createElement('pre');
   pre.id = 'trlat-probe';
   var mark = 'TRLAT' + '-PROBE';  /* split: the marker must not appear in this source */
   pre.textContent = mark + JSON.stringify({charts: charts, errors: window.__trlatErrors,
-    rows: table ? table.rows.length : 0, title: document.title}) + mark;
+    rows: table ? table.rows.length : 0, sites: shown('sites'), fallbacks: shown('fallbacks'),
+    title: document.title}) + mark;
   document.body.appendChild(pre);
 })();</script>"""
 
@@ -74,8 +81,8 @@ def probe(page, chrome, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: check_html.py PAGE.html CHARTS")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: check_html.py PAGE.html CHARTS [SITE_ROWS,FALLBACK_ROWS]")
     chrome = browser()
     if not chrome:
         print("no chromium installed")
@@ -94,14 +101,19 @@ def main():
             problems.append("chart %s is empty (%gx%g, %d marks)" % (c["id"], c["width"], c["height"], c["marks"]))
     if r["rows"] < 3:
         problems.append("kernel table has %d rows" % r["rows"])
+    if len(sys.argv) == 4:  # the call sites and fallbacks tables, laid out with their rows
+        sites, fallbacks = (int(x) for x in sys.argv[3].split(","))
+        if r["sites"] != sites or r["fallbacks"] != fallbacks:
+            problems.append("sites table %d rows, fallbacks %d; expected %d, %d" % (
+                r["sites"], r["fallbacks"], sites, fallbacks))
     if r["errors"] or r["console"]:
         problems.append("console errors: %s" % "; ".join(r["errors"] + r["console"])[:300])
     if problems:
         print("; ".join(problems))
         return 1
-    print("rendered by %s: %s; table %d rows; no console errors" % (
+    print("rendered by %s: %s; table %d rows, sites %d, fallbacks %d; no console errors" % (
         os.path.basename(chrome), ", ".join("%s %gx%g" % (c["id"], c["width"], c["height"]) for c in charts),
-        r["rows"]))
+        r["rows"], r["sites"], r["fallbacks"]))
     return 0
 
 

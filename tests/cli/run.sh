@@ -411,11 +411,14 @@ test_trace() {
 
 test_html() {
     local f charts msg status
-    for f in basic:3 nocupti:2 hooked1:3; do
+    # NAME:CHARTS:SITE_ROWS,FALLBACK_ROWS (the call sites and fallbacks tables)
+    for f in basic:3:4,3 nocupti:2:4,0 hooked1:3:3,0; do
+        where=${f##*:}
+        f=${f%:*}
         charts=${f#*:}
         f=${f%:*}
         "$TRLAT" report "$FIX/$f.json" --format html -o "$tmp/$f.html"
-        msg=$(python3 "$here/check_html.py" "$tmp/$f.html" "$charts" 2>&1)
+        msg=$(python3 "$here/check_html.py" "$tmp/$f.html" "$charts" "$where" 2>&1)
         status=$?
         case $status in
         0) ok "html-chromium-$f" "$msg" ;;
