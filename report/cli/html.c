@@ -223,14 +223,16 @@ static void hist_range(const struct cli_agg *a, unsigned *lo, unsigned *hi, uint
     }
 }
 
+/* Bar heights are log(1 + count) over log(1 + max): a 436 ms first call
+ * stays visible beside thousands of fast launches. */
 static void hist_bars(FILE *f, const struct trlat_stat *s, unsigned lo, unsigned hi, double slot, double off,
-                      double yscale, const char *color, const char *what)
+                      double lmax, const char *color, const char *what)
 {
     char title[160], a[CLI_FMT_LEN], b[CLI_FMT_LEN], c[CLI_FMT_LEN];
     for (unsigned i = lo; i <= hi; i++) {
         if (!s->hist[i])
             continue;
-        double h = (double)s->hist[i] * yscale;
+        double h = log1p((double)s->hist[i]) / lmax * HIST_PLOT_H;
         h = h < 1 ? 1 : h;
         uint64_t upper = i + 1 < TRLAT_HIST_BUCKETS ? trlat_hist_lower(i + 1) : s->max + 1;
         snprintf(title, sizeof title, "%s %s to %s: %s launches", what, cli_fmt_ns(a, (double)trlat_hist_lower(i)),
@@ -279,14 +281,15 @@ static void chart_hist(FILE *f, const struct cli_view *v)
         fprintf(f, "<text x=\"%d\" y=\"%d\">no launch times recorded</text>\n", HIST_LEFT, HIST_TOP + 40);
     } else {
         double slot = (double)(CHART_W - 10 - HIST_LEFT) / (hi - lo + 1);
-        double yscale = HIST_PLOT_H / (double)max;
+        double lmax = log1p((double)max);
         char m[CLI_FMT_LEN];
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", HIST_LEFT - 6, HIST_TOP + 10,
                 cli_fmt_count(m, max));
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", HIST_LEFT - 6, HIST_TOP + HIST_PLOT_H);
-        hist_bars(f, &a->driver.s, lo, hi, slot, 0, yscale, color_driver, "driver");
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">launches (log)</text>\n", CHART_W - 10, 14);
+        hist_bars(f, &a->driver.s, lo, hi, slot, 0, lmax, color_driver, "driver");
         if (a->py.set)
-            hist_bars(f, &a->py.s, lo, hi, slot, slot / 2, yscale, color_py, "py→drv");
+            hist_bars(f, &a->py.s, lo, hi, slot, slot / 2, lmax, color_py, "py→drv");
         hist_axis(f, lo, hi, slot);
     }
     fputs("</svg>\n</section>\n", f);
