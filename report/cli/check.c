@@ -8,12 +8,9 @@
 
 void ld_fail(struct ld *ld, const char *fmt, ...)
 {
-    int n = ld->plen ? snprintf(ld->err, ld->errlen, "%s: ", ld->path) : 0;
-    if (n < 0 || (size_t)n >= ld->errlen)
-        n = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ld->err + n, ld->errlen - (size_t)n, fmt, ap);
+    cli_format_error(ld->err, ld->errlen, ld->plen ? ld->path : NULL, fmt, ap);
     va_end(ap);
     longjmp(ld->jmp, 1);
 }

@@ -30,12 +30,9 @@ static __attribute__((format(printf, 2, 3))) void fail(struct mg *mg, const char
     if (mg->failed)
         return;
     mg->failed = true;
-    int n = snprintf(mg->err, mg->errlen, "%s: ", mg->path);
-    if (n < 0 || (size_t)n >= mg->errlen)
-        n = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(mg->err + n, mg->errlen - (size_t)n, fmt, ap);
+    cli_format_error(mg->err, mg->errlen, mg->path, fmt, ap);
     va_end(ap);
 }
 

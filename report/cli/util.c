@@ -199,3 +199,11 @@ const char *cli_parse_output_only(const char *cmd, const char *usage, int argc, 
     }
     return outpath;
 }
+
+void cli_format_error(char *err, size_t errlen, const char *path, const char *fmt, va_list ap)
+{
+    int n = path ? snprintf(err, errlen, "%s: ", path) : 0;
+    if (n < 0 || (size_t)n >= errlen)
+        n = 0;
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+}

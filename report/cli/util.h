@@ -3,6 +3,7 @@
 #ifndef TRLAT_CLI_UTIL_H
 #define TRLAT_CLI_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,10 @@
 /* Largest value a report may hold where an integer is expected (JSON
  * integers are signed 64-bit in the writer and in jansson). */
 #define CLI_INT_MAX ((uint64_t)INT64_MAX)
+
+/* "PATH: message" into err (errlen bytes; no "PATH: " when path is NULL),
+ * for a reader's error that its caller reports. */
+void cli_format_error(char *err, size_t errlen, const char *path, const char *fmt, va_list ap);
 
 /* "trlat: WHAT: message" on one line (control characters replaced), exit 2. */
 _Noreturn void cli_fail(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
