@@ -71,6 +71,8 @@ static void sites_json(struct trlat_json *j, struct trlat_kstats *k)
         trlat_json_obj(j, NULL);
         trlat_json_str(j, "site", trlat_site_text(k->sites[i].id, k->sites[i].kind, buf, sizeof buf));
         trlat_json_str(j, "kind", k->sites[i].kind == TRLAT_SITE_PYTHON ? "python" : "native");
+        if (k->sites[i].kind == TRLAT_SITE_PYTHON)
+            trlat_json_str(j, "user_site", trlat_site_user_text(k->sites[i].id, buf, sizeof buf));
         trlat_json_u64(j, "launches", k->sites[i].launches);
         trlat_json_end_obj(j);
     }

@@ -85,7 +85,8 @@ struct py_member {
     X(1, PyObject *, PyEval_GetFrame, (void)) /* borrowed */                                               \
     X(1, PyObject *, PyFrame_GetCode, (PyObject *))                                                        \
     X(0, int, PyFrame_GetLasti, (PyObject *)) /* 3.11+ */                                                  \
-    X(0, void *, PyEval_SaveThread, (void))   /* PyThreadState * */                                        \
+    X(0, int, PyCode_Addr2Line, (PyObject *, int))                                                         \
+    X(0, void *, PyEval_SaveThread, (void)) /* PyThreadState * */                                          \
     X(0, void, PyEval_RestoreThread, (void *))                                                             \
     /* interpreter and GIL */                                                                              \
     X(1, int, Py_IsInitialized, (void))                                                                    \

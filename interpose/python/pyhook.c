@@ -81,10 +81,12 @@ static PyObject *py_wrap(PyObject *self, PyObject *args) /* (orig, kind) */
     return trlat_pyhook_wrap(orig, (int)k);
 }
 
-static PyObject *py_skip_prefix(PyObject *self, PyObject *args) /* (prefix) */
+/* (library, rule): see trlat_pyhook_add_site_rule; True when kept. */
+static PyObject *py_site_rule(PyObject *self, PyObject *args)
 {
-    trlat_pyhook_set_skip_prefix(str_arg(args, 0));
-    return none();
+    PyObject *lib = arg(args, 0);
+    const char *rule = str_arg(args, 1);
+    return PY(PyBool_FromLong)(lib && trlat_pyhook_add_site_rule(PY(PyObject_IsTrue)(lib) > 0, rule) == 0);
 }
 
 static PyObject *py_log(PyObject *self, PyObject *args) /* (message) */
@@ -131,7 +133,7 @@ static PyObject *py_finish_at_exit(PyObject *self, PyObject *args)
 static struct trlat_pymethoddef helpers[] = {
     {"_trlat_wrap", (void *)py_wrap, TRLAT_METH_VARARGS, NULL},
     {"_trlat_subscript_lambda", (void *)py_subscript_lambda, TRLAT_METH_VARARGS, NULL},
-    {"_trlat_skip_prefix", (void *)py_skip_prefix, TRLAT_METH_VARARGS, NULL},
+    {"_trlat_site_rule", (void *)py_site_rule, TRLAT_METH_VARARGS, NULL},
     {"_trlat_log", (void *)py_log, TRLAT_METH_VARARGS, NULL},
     {"_trlat_state", (void *)py_state, TRLAT_METH_VARARGS, NULL},
     {"_trlat_finish_at_exit", (void *)py_finish_at_exit, TRLAT_METH_VARARGS, NULL},

@@ -16,7 +16,10 @@ enum trlat_pyhook_kind {
     TRLAT_PYHOOK_JIT = 0,
     TRLAT_PYHOOK_AUTOTUNER = 1,
     TRLAT_PYHOOK_HEURISTICS = 2,
-    TRLAT_PYHOOK_GETITEM = 3, /* KernelInterface.__getitem__: notes kernel[grid]'s time */
+    TRLAT_PYHOOK_GETITEM = 3,          /* KernelInterface.__getitem__: notes kernel[grid]'s time */
+    TRLAT_PYHOOK_ENTRY = 4,            /* a library's KernelInterface.run, Inductor's CachingAutotuner.run */
+    TRLAT_PYHOOK_LAUNCHER = 5,         /* Triton's CudaLauncher.__call__ */
+    TRLAT_PYHOOK_COMPILED_GETITEM = 6, /* CompiledKernel.__getitem__: notes compiled[grid]'s time */
     TRLAT_PYHOOK_KINDS
 };
 
@@ -135,15 +138,19 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind);
  * Python lacks what it takes. */
 int trlat_pyhook_set_subscript_lambda(PyObject *code, PyObject *globals, int self_first);
 
-/* The site of the innermost Python frame that is not in the skipped package
- * (Triton's): 0 when there is none. */
+/* The hooked call's sites as a pair (interpose/python/pysites.h): the
+ * kernel's, the innermost frame outside the launch runtime, and the
+ * user's, the innermost frame of the program's own code; 0 when there is
+ * neither. */
 uint64_t trlat_pyhook_caller_site(void);
 /* Whether call sites are read from the running interpreter frame (CPython
  * 3.12, 3.13; pyhook_site.c): the reads that agreed before it switched on,
  * 0 while it is not on. */
 unsigned trlat_pyhook_sites_direct(void);
-/* Frames whose code file starts with prefix are Triton's (copied). */
-void trlat_pyhook_set_skip_prefix(const char *prefix);
+/* A frame whose code's file matches rule (a prefix; with a leading '*', a
+ * substring) is a library's (library: 1) or the launch runtime's (0).
+ * 0, or -1 when the rule is empty or the table full (16 of each). */
+int trlat_pyhook_add_site_rule(int library, const char *rule);
 
 /* Asks for the hook to be installed (or looked at again) soon, on Python's
  * main thread. Any thread, GIL or not, cheap once there is nothing to do. */

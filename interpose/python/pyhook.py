@@ -6,13 +6,26 @@
 # JITFunction.run) is C: _trlat_wrap(original, kind) returns it.
 #
 # Given to this file by libtrlat.so: _trlat_wrap, _trlat_subscript_lambda,
-# _trlat_skip_prefix, _trlat_log, _trlat_state, _trlat_finish_at_exit.
+# _trlat_site_rule, _trlat_log, _trlat_state, _trlat_finish_at_exit.
+#
+# What is wrapped, each timing the thread's outermost call only:
+# - JITFunction.run, Autotuner.run, Heuristics.run (JIT .. HEURISTICS);
+# - the run of every other KernelInterface subclass that defines one, a
+#   library's (FlagGems' LibEntry, LibTuner) or Inductor's CachingAutotuner
+#   (ENTRY): found when patched and, through KernelInterface's
+#   __init_subclass__, as each is defined;
+# - Triton's CUDA launcher, CudaLauncher.__call__ (LAUNCHER), under every
+#   Python launch of a compiled kernel: a CompiledKernel called directly
+#   (compiled[grid](...), CompiledKernel.run(...)) and launchers that call
+#   it from code trlat does not know;
+# - KernelInterface.__getitem__ and CompiledKernel.__getitem__ (GETITEM,
+#   COMPILED_GETITEM), noting when kernel[grid] was evaluated.
 # libtrlat.so loads it at trlat's start in any Python process, Triton or
 # not, and calls poll() until it returns True.
 import atexit
 import sys
 
-JIT, AUTOTUNER, HEURISTICS, GETITEM = 0, 1, 2, 3
+JIT, AUTOTUNER, HEURISTICS, GETITEM, ENTRY, LAUNCHER, COMPILED_GETITEM = 0, 1, 2, 3, 4, 5, 6
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 
 _patched = {}    # class -> original run
@@ -51,24 +64,99 @@ def _patch(cls, kind, kwonly, label, version):
     return True
 
 
-def _patch_subscript(cls, version):
-    """KernelInterface.__getitem__(self, grid), wrapped to note when
-    kernel[grid] was evaluated (the start of the call's py->driver time)."""
+def _patch_subscript(cls, version, kind=GETITEM):
+    """KernelInterface.__getitem__(self, grid) or CompiledKernel's, wrapped
+    to note when kernel[grid] was evaluated (the start of the call's
+    py->driver time)."""
     if cls is None or cls in _patched:
-        return
+        return True
     fn = cls.__dict__.get("__getitem__")
     code = getattr(fn, "__code__", None)
     if code is None or code.co_argcount != 2 or code.co_flags & (CO_VARARGS | CO_VARKEYWORDS):
-        _say_once("getitem", "Triton %s: KernelInterface.__getitem__ is not (self, grid); "
-                  "py->driver times start at run()" % version)
-        return
-    wrapped = _trlat_wrap(fn, GETITEM)
+        _say_once(cls.__name__, "Triton %s: %s.__getitem__ is not (self, grid); "
+                  "py->driver times start at run()" % (version, cls.__name__))
+        _patched[cls] = fn
+        return True
+    wrapped = _trlat_wrap(fn, kind)
     if wrapped is not None:  # None: the fast path installs its own
-        lam = _subscript_lambda(code)
+        lam = _subscript_lambda(code) if kind == GETITEM else None
         if lam is not None:
             _trlat_subscript_lambda(lam, fn.__globals__, lam.co_freevars == ("self", "grid"))
         setattr(cls, "__getitem__", wrapped)
     _patched[cls] = fn
+    return True
+
+
+def _patch_plain(cls, name, kind):
+    """cls.name, any plain function, wrapped to time the outermost call: the
+    wrapper passes every argument through as it came."""
+    if cls in _patched:
+        return True
+    fn = cls.__dict__.get(name)
+    if getattr(fn, "__code__", None) is None:
+        return False  # inherited, or not a function trlat knows how to wrap
+    setattr(cls, name, _trlat_wrap(fn, kind))
+    _patched[cls] = fn
+    return True
+
+
+def _patch_entry(cls):
+    """The run of a KernelInterface subclass of a library or Inductor's."""
+    mod = getattr(cls, "__module__", "") or ""
+    if mod == "triton" or mod.startswith("triton."):
+        return  # Triton's own: patched by name
+    if mod.startswith("torch._inductor.runtime."):
+        f = getattr(sys.modules.get(mod), "__file__", None)
+        if f and "/" in f:
+            _trlat_site_rule(False, f[:f.rfind("/") + 1])  # Inductor's runtime: no call site in it
+    _patch_plain(cls, "run", ENTRY)
+
+
+def _subclasses(root):
+    seen, todo = [], [root]
+    while todo:
+        for c in type.__subclasses__(todo.pop()):
+            if c not in seen:
+                seen.append(c)
+                todo.append(c)
+    return seen
+
+
+def _hook_subclasses(ki):
+    """Patches the KernelInterface subclasses there are, and makes
+    KernelInterface patch each one defined later, when it is defined."""
+    if ki is None or "_trlat_subclass_hook" in ki.__dict__:
+        return
+    prev = ki.__dict__.get("__init_subclass__")
+
+    def __init_subclass__(cls, **kwargs):
+        if prev is not None:
+            prev.__get__(None, cls)(**kwargs)
+        else:
+            super(ki, cls).__init_subclass__(**kwargs)
+        try:
+            _patch_entry(cls)
+        except Exception:  # never in the way of the class's definition
+            pass
+
+    ki.__init_subclass__ = classmethod(__init_subclass__)
+    ki._trlat_subclass_hook = True
+    for c in _subclasses(ki):
+        _patch_entry(c)
+
+
+def _library_rules():
+    """Files that are not the program's own: the interpreter's library,
+    installed packages, Inductor's generated code."""
+    osmod = sys.modules.get("os")
+    f = getattr(osmod, "__file__", None)
+    if f and "/" in f:
+        _trlat_site_rule(True, f[:f.rfind("/") + 1])
+    for r in ("*/site-packages/", "*/dist-packages/", "*/torchinductor_"):
+        _trlat_site_rule(True, r)
+    d = getattr(osmod, "environ", {}).get("TORCHINDUCTOR_CACHE_DIR")
+    if d:
+        _trlat_site_rule(True, d.rstrip("/") + "/")
 
 
 def _subscript_lambda(code):
@@ -130,7 +218,9 @@ def _poll():
         f = getattr(triton, "__file__", None) or getattr(jit, "__file__", None) or ""
         if getattr(triton, "__file__", None) is None:
             f = f[:f.rfind("/")]  # .../triton/runtime/jit.py -> .../triton/runtime
-        _trlat_skip_prefix(f[:f.rfind("/") + 1] if "/" in f else "")
+        if "/" in f:
+            _trlat_site_rule(False, f[:f.rfind("/") + 1])
+        _library_rules()
         _patch(jitfn, JIT, ("grid", "warmup"), "JITFunction", version)
         _patch_subscript(getattr(jit, "KernelInterface", None), version)
         _state("installed", version, None)
@@ -142,9 +232,16 @@ def _poll():
             done = False  # not loaded yet: keep watching imports
         else:
             _patch(cls, kind, (), name, version)
+    _hook_subclasses(getattr(jit, "KernelInterface", None))
+    compiled = getattr(sys.modules.get("triton.compiler.compiler"), "CompiledKernel", None)
+    launcher = getattr(sys.modules.get("triton.backends.nvidia.driver"), "CudaLauncher", None)
+    # the launcher's module is loaded with the first kernel: until then
+    # each kernel load asks again (poll() is False)
+    done = (_patch_subscript(compiled, version, COMPILED_GETITEM) if compiled else False) and done
+    done = (launcher is not None and _patch_plain(launcher, "__call__", LAUNCHER)) and done
     if done:
         _unwatch()
-    return True
+    return done
 
 
 def _state(state, version, reason):
@@ -152,7 +249,7 @@ def _state(state, version, reason):
 
 
 def poll():
-    """Patches what is loaded; True once JITFunction is patched or refused."""
+    """Patches what is loaded; True once all is patched, or refused."""
     global _busy
     if _refused:
         return True

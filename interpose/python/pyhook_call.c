@@ -119,10 +119,13 @@ static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *arg
     return vectorcall(orig, args, nargs, kwnames);
 }
 
-/* The last kernel[grid] evaluated on this thread (profile mode). */
+/* The last kernel[grid] evaluated on this thread (profile mode), or
+ * compiled[grid] (compiled: then the launcher's call is the one it times,
+ * when made from the same site). */
 static _Thread_local struct {
     PyObject *kernel; /* compared by identity only */
     uint64_t t0, site;
+    int compiled;
 } subscript __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr call per access */
 
 /* KernelInterface.__getitem__'s lambda, when pyhook.py found that the
@@ -173,7 +176,7 @@ static PyObject *make_lambda(PyObject *self, PyObject *grid)
     return f;
 }
 
-static PyObject *getitem(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *getitem(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     if (nargs != 2 || kwnames)
         return vectorcall(orig, args, nargs, kwnames);
@@ -181,7 +184,8 @@ static PyObject *getitem(PyObject *orig, PyObject *const *args, Py_ssize_t nargs
     subscript.site = trlat_pyhook_caller_site();
     subscript.kernel = args[0];
     subscript.t0 = t0;
-    return lambda.code ? make_lambda(args[0], args[1]) : vectorcall(orig, args, nargs, kwnames);
+    subscript.compiled = kind == TRLAT_PYHOOK_COMPILED_GETITEM;
+    return lambda.code && !subscript.compiled ? make_lambda(args[0], args[1]) : vectorcall(orig, args, nargs, kwnames);
 }
 
 static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -199,7 +203,7 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     const struct trlat_pymemo *memo = memo_ops;
     if (nargs >= 1 && memo && memo->prekey_entry(args[0], &t0, &site)) {
         /* from the fast path's kernel[grid] launcher: timed from its entry */
-    } else if (kernel && nargs >= 1 && kernel == args[0]) {
+    } else if (kernel && nargs >= 1 && (subscript.compiled ? kind == TRLAT_PYHOOK_LAUNCHER : kernel == args[0])) {
         site = trlat_pyhook_caller_site();
         /* kernel[grid](...) on one line: timed from the subscript; else from
          * here (late by the site lookup, a rare case: `f = kernel[grid]`) */
@@ -243,8 +247,8 @@ static PyObject *hook_vectorcall(PyObject *self, PyObject *const *args, size_t n
 {
     const struct hook_obj *h = (const struct hook_obj *)self;
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
-    if (h->kind == TRLAT_PYHOOK_GETITEM)
-        return getitem(h->orig, args, nargs, kwnames);
+    if (h->kind == TRLAT_PYHOOK_GETITEM || h->kind == TRLAT_PYHOOK_COMPILED_GETITEM)
+        return getitem(h->kind, h->orig, args, nargs, kwnames);
     return hooked(h->kind, h->orig, args, nargs, kwnames);
 }
 

@@ -1,8 +1,15 @@
-/* The caller's file:line for a hooked call: walk out from the current frame
- * past Triton's own frames (the lambda of KernelInterface.__getitem__,
- * Autotuner.run) to the first frame of the program. Known (code, offset)
- * pairs cost a hash lookup per frame; the line number (a scan of the line
- * table) is computed once per pair. */
+/* The call sites of a hooked call, walking out from the current frame:
+ * - the kernel's site: the first frame outside the launch runtime
+ *   (Triton's package, Inductor's runtime: the lambda of
+ *   KernelInterface.__getitem__, Autotuner.run, CachingAutotuner.run);
+ * - the user's site: the first frame of the program's own code, past the
+ *   libraries' (the interpreter's, installed packages', Inductor's
+ *   generated code), so that `model.py:87` stands beside a library's
+ *   `rms_norm.py:483`. The same frame when the kernel's site is the
+ *   program's own, the common case, found without walking further.
+ * Known (code, offset) pairs cost a hash lookup per frame; the line number
+ * (a scan of the line table) and the frame's level (its file against the
+ * rules below) are computed once per pair. */
 #include "interpose/python/pyhook.h"
 #include "interpose/python/pysites.h"
 #include "interpose/log.h"
@@ -13,16 +20,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH 32
+#define MAX_DEPTH 32       /* frames to the kernel's site */
+#define MAX_USER_DEPTH 128 /* frames to the user's (nn.Module nesting, torch.compile's frames) */
+#define MAX_RULES 16
 
-static char *skip_prefix;
-static size_t skip_len;
+/* File rules, set by pyhook.py (GIL held, as every reader). A rule is a
+ * prefix, or with a leading '*' a substring ("*\/site-packages/"). */
+static struct {
+    char *rule[MAX_RULES];
+    int n;
+} rules[2]; /* [0]: the runtime's files, [1]: libraries' */
 
-void trlat_pyhook_set_skip_prefix(const char *prefix)
+static int rule_match(const char *file, const char *rule)
 {
-    char *p = prefix && *prefix ? strdup(prefix) : NULL;
-    skip_len = p ? strlen(p) : 0;
-    skip_prefix = p; /* the old copy leaks: set once per process */
+    return rule[0] == '*' ? strstr(file, rule + 1) != NULL : strncmp(file, rule, strlen(rule)) == 0;
+}
+
+static int file_level(const char *file)
+{
+    if (!file)
+        return TRLAT_PYSITE_LIBRARY;
+    for (int i = 0; i < rules[0].n; i++)
+        if (rule_match(file, rules[0].rule[i]))
+            return TRLAT_PYSITE_RUNTIME;
+    if (file[0] == '<') /* <frozen importlib._bootstrap>, <string>, exec'd code */
+        return TRLAT_PYSITE_LIBRARY;
+    for (int i = 0; i < rules[1].n; i++)
+        if (rule_match(file, rules[1].rule[i]))
+            return TRLAT_PYSITE_LIBRARY;
+    return TRLAT_PYSITE_USER;
+}
+
+int trlat_pyhook_add_site_rule(int library, const char *rule)
+{
+    int w = library != 0;
+    if (!rule || !*rule || rules[w].n == MAX_RULES)
+        return -1;
+    for (int i = 0; i < rules[w].n; i++)
+        if (strcmp(rules[w].rule[i], rule) == 0)
+            return 0;
+    char *c = strdup(rule);
+    if (!c)
+        return -1;
+    rules[w].rule[rules[w].n++] = c; /* kept for the process */
+    return 0;
 }
 
 /* Key of the frame's current instruction: its offset (3.11+), else its line. */
@@ -33,7 +74,8 @@ static int64_t frame_offset(PyObject *f)
     return (int64_t)PY(PyFrame_GetLineNumber)(f) | ((int64_t)1 << 40);
 }
 
-static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_hit *hit)
+/* Stores (code, off) at line with the level of the code's file. */
+static void learn_line(PyObject *code, int64_t off, int line, struct trlat_pysite_hit *hit)
 {
     const char *file = NULL;
     PyObject *name = PY(PyObject_GetAttrString)(code, "co_filename");
@@ -41,12 +83,15 @@ static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_
         file = PY(PyUnicode_AsUTF8)(name);
     if (!file)
         PY(PyErr_Clear)();
-    int skip = file && skip_len && strncmp(file, skip_prefix, skip_len) == 0;
-    int line = PY(PyFrame_GetLineNumber)(f);
-    if (trlat_pysite_insert(code, off, file, line, skip, hit))
+    if (trlat_pysite_insert(code, off, file, line, file_level(file), hit))
         PY(Py_IncRef)(code); /* its address stays this code's */
     if (name)
         PY(Py_DecRef)(name);
+}
+
+static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_hit *hit)
+{
+    learn_line(code, off, PY(PyFrame_GetLineNumber)(f), hit);
 }
 
 /* The running frame without a frame object (CPython 3.12 and 3.13).
@@ -60,14 +105,15 @@ static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_
  * in 3.13 (offset 72; Include/cpython/pystate.h, offsetof against each
  * version's headers), and PyUnstable_InterpreterFrame_GetCode/GetLasti
  * answer for it what PyFrame_GetCode/GetLasti answer for the frame object.
+ * The frames beyond it are each one's `previous` (offset 8 in both), the
+ * entry frames of a call from C among them (3.13's have no code: None).
  * Read so only after FRAME_AGREE calls found the frame object's f_frame
  * (offset 24) that same pointer, compared before anything is read through
- * it, with the same code and offset; off for the process at the first
- * difference. Only where the running frame is the site (the C launcher's
- * caller); frames to skip (Triton's) are walked as before. Builds whose
+ * it, and both walks the same sites; off for the process at the first
+ * difference. Builds whose
  * objects are laid out otherwise (free-threaded: ob_type is not the second
  * word) walk. The GIL guards the state. */
-enum { TS_CFRAME_312 = 56, TS_FRAME_313 = 72, FO_F_FRAME = 24, FRAME_AGREE = 16 };
+enum { TS_CFRAME_312 = 56, TS_FRAME_313 = 72, IF_PREVIOUS = 8, FO_F_FRAME = 24, FRAME_AGREE = 16 };
 static struct {
     int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
     int v313;  /* the frame in the thread state itself, not behind a _PyCFrame */
@@ -88,7 +134,7 @@ static void frame_resolve(void)
     FR.v313 = (*pv >> 16) == 0x030d;
     FR.code = (PyObject * (*)(void *)) trlat_real_dlsym(RTLD_DEFAULT, "PyUnstable_InterpreterFrame_GetCode");
     FR.lasti = (int (*)(void *))trlat_real_dlsym(RTLD_DEFAULT, "PyUnstable_InterpreterFrame_GetLasti");
-    if (FR.code && FR.lasti)
+    if (FR.code && FR.lasti && PY(PyCode_Addr2Line))
         FR.state = 1;
 }
 
@@ -106,22 +152,47 @@ static void *frame_running(void)
     return *(void *const *)cf;
 }
 
-/* The site where the running frame is one, from the interpreter frame
- * (FR on): 0 when it is not known yet or is to be skipped. */
-static uint64_t site_direct(void)
+/* Both sites from the interpreter frames (FR on), learning each frame not
+ * seen before: 0 when there is no frame to start from. */
+static int sites_direct(uint64_t *pair)
 {
     void *fr = frame_running();
     if (!fr)
         return 0;
-    PyObject *code = FR.code(fr);
-    struct trlat_pysite_hit hit;
-    int known = trlat_pysite_lookup(code, FR.lasti(fr), &hit);
-    PY(Py_DecRef)(code); /* a known key's code is held by the table */
-    return known && !hit.skip ? hit.site : 0;
+    uint64_t kernel = 0, user = 0;
+    for (int depth = 0; fr && depth < (kernel ? MAX_USER_DEPTH : MAX_DEPTH); depth++) {
+        PyObject *code = FR.code(fr);
+        if (code != trlat_py.none) { /* else an entry frame */
+            int lasti = FR.lasti(fr);
+            struct trlat_pysite_hit hit;
+            if (!trlat_pysite_lookup(code, lasti, &hit))
+                learn_line(code, lasti, PY(PyCode_Addr2Line)(code, lasti), &hit);
+            if (hit.level != TRLAT_PYSITE_RUNTIME && !kernel)
+                kernel = hit.site;
+            if (hit.level == TRLAT_PYSITE_USER) {
+                user = hit.site;
+                PY(Py_DecRef)(code); /* a known key's code is held by the table */
+                break;
+            }
+        }
+        PY(Py_DecRef)(code);
+        fr = *(void *const *)((const char *)fr + IF_PREVIOUS);
+    }
+    *pair = kernel ? trlat_pysite_pair(kernel, user) : 0;
+    return 1;
 }
 
-/* While comparing: the running frame f read both ways. */
-static void frame_compare(PyObject *f, PyObject *code, int64_t off)
+static void frames_disagree(void)
+{
+    FR.state = -1;
+    static atomic_flag once;
+    trlat_log_once(&once, "Python call sites are read through frame objects from now on (the running "
+                          "interpreter frame did not read as this CPython's)");
+}
+
+/* While comparing: the running frame f read both ways. 1 when they agree
+ * so far. */
+static int frame_compare(PyObject *f, PyObject *code, int64_t off)
 {
     void *fr = frame_running();
     int same = fr && fr == *(void *const *)((const char *)f + FO_F_FRAME);
@@ -130,14 +201,20 @@ static void frame_compare(PyObject *f, PyObject *code, int64_t off)
         same = c == code && FR.lasti(fr) == off;
         PY(Py_DecRef)(c);
     }
-    if (!same) {
-        FR.state = -1;
-        static atomic_flag once;
-        trlat_log_once(&once, "Python call sites are read through frame objects from now on (the running "
-                              "interpreter frame did not read as this CPython's)");
-    } else if (++FR.agreed >= FRAME_AGREE) {
+    if (!same)
+        frames_disagree();
+    return same;
+}
+
+/* While comparing: the walk through frame objects found pair; so must the
+ * direct one. */
+static void sites_compare(uint64_t pair)
+{
+    uint64_t direct = 0;
+    if (!sites_direct(&direct) || direct != pair)
+        frames_disagree();
+    else if (++FR.agreed >= FRAME_AGREE)
         FR.state = 2;
-    }
 }
 
 unsigned trlat_pyhook_sites_direct(void)
@@ -148,36 +225,42 @@ unsigned trlat_pyhook_sites_direct(void)
 uint64_t trlat_pyhook_caller_site(void)
 {
     if (__builtin_expect(FR.state == 2, 1)) {
-        uint64_t site = site_direct();
-        if (site)
-            return site;
+        uint64_t pair;
+        if (sites_direct(&pair))
+            return pair;
     } else if (!FR.state) {
         frame_resolve();
     }
     PyObject *f = PY(PyEval_GetFrame)(); /* borrowed: the running frame */
     PyObject *owned = NULL;              /* the outer frames, new references */
-    uint64_t site = 0;
-    for (int depth = 0; f && depth < MAX_DEPTH; depth++) {
+    uint64_t kernel = 0, user = 0;
+    int compare = 0;
+    for (int depth = 0; f && depth < (kernel ? MAX_USER_DEPTH : MAX_DEPTH); depth++) {
         PyObject *code = PY(PyFrame_GetCode)(f);
         int64_t off = frame_offset(f);
         if (depth == 0 && FR.state == 1)
-            frame_compare(f, code, off);
+            compare = frame_compare(f, code, off);
         struct trlat_pysite_hit hit;
         if (!trlat_pysite_lookup(code, off, &hit))
             learn(f, code, off, &hit);
         PY(Py_DecRef)(code);
-        if (!hit.skip) {
-            site = hit.site;
+        if (hit.level != TRLAT_PYSITE_RUNTIME && !kernel)
+            kernel = hit.site;
+        if (hit.level == TRLAT_PYSITE_USER) {
+            user = hit.site;
             break;
         }
         PyObject *back = PY(PyFrame_GetBack)(f);
         if (!back && PY(PyErr_Occurred)())
-            PY(PyErr_Clear)(); /* no memory for the frame object: no site */
+            PY(PyErr_Clear)(); /* no memory for the frame object: no further site */
         if (owned)
             PY(Py_DecRef)(owned);
         f = owned = back;
     }
     if (owned)
         PY(Py_DecRef)(owned);
-    return site;
+    uint64_t pair = kernel ? trlat_pysite_pair(kernel, user) : 0;
+    if (compare)
+        sites_compare(pair);
+    return pair;
 }

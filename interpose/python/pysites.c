@@ -10,7 +10,7 @@ struct key {
     const void *_Atomic code; /* published last */
     int64_t offset;
     uint64_t site;
-    int skip;
+    int level;
 };
 
 static struct key keys[TRLAT_PYSITES_KEYS];
@@ -37,7 +37,7 @@ int trlat_pysite_lookup(const void *code, int64_t offset, struct trlat_pysite_hi
             return 0;
         if (c == code && keys[i].offset == offset) {
             hit->site = keys[i].site;
-            hit->skip = keys[i].skip;
+            hit->level = keys[i].level;
             return 1;
         }
     }
@@ -63,15 +63,15 @@ static uint64_t site_of(const char *file, int line)
     return n + 1;
 }
 
-int trlat_pysite_insert(const void *code, int64_t offset, const char *file, int line, int skip,
+int trlat_pysite_insert(const void *code, int64_t offset, const char *file, int line, int level,
                         struct trlat_pysite_hit *hit)
 {
     pthread_mutex_lock(&lock);
     int stored = 0;
     if (trlat_pysite_lookup(code, offset, hit))
         goto out;
-    hit->skip = skip;
-    hit->site = skip ? 0 : site_of(file, line);
+    hit->level = level;
+    hit->site = level == TRLAT_PYSITE_RUNTIME ? 0 : site_of(file, line);
     /* Keep the table at most 3/4 full so lookups stay short. */
     if (atomic_load_explicit(&nkeys, memory_order_relaxed) >= TRLAT_PYSITES_KEYS / 4 * 3)
         goto out;
@@ -81,7 +81,7 @@ int trlat_pysite_insert(const void *code, int64_t offset, const char *file, int 
         i = (i + 1) & mask;
     keys[i].offset = offset;
     keys[i].site = hit->site;
-    keys[i].skip = skip;
+    keys[i].level = level;
     atomic_store_explicit(&keys[i].code, code, memory_order_release);
     atomic_fetch_add_explicit(&nkeys, 1, memory_order_relaxed);
     stored = 1;

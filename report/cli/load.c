@@ -125,6 +125,7 @@ static void load_sites(struct ld *ld, const json_t *k, struct cli_kernel *kn)
         struct cli_site *site = &kn->sites[kn->n_sites++];
         site->site = ld_get_str(ld, s, "site", LD_REQ);
         site->kind = ld_get_str(ld, s, "kind", LD_OPT);
+        site->user = ld_get_str(ld, s, "user_site", LD_OPT);
         site->launches = ld_get_u64(ld, s, "launches");
         ld_pop(ld, m2);
     }

@@ -32,6 +32,7 @@ struct cli_stat {
 
 struct cli_site {
     const char *site, *kind; /* kind may be NULL */
+    const char *user;        /* a Python site's user site ("user_site"); NULL: none or not given */
     uint64_t launches;
 };
 

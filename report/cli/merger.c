@@ -59,9 +59,14 @@ static void merge_stat(struct mg *mg, struct cli_stat *dst, const struct cli_sta
 /* ---- the merger ---- */
 
 struct site {
-    const char *name, *kind;
+    const char *name, *kind, *user;
     uint64_t n;
 };
+
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 /* A merged kernel: its call sites and fallback reasons summed by name, all
  * of them, until cli_merger_finish keeps the busiest. */
@@ -247,17 +252,18 @@ static void fold_fastpath(struct cli_merger *m, struct mkernel *d, const struct 
     }
 }
 
-/* Sites summed by name, each with the first kind an input gave it. */
+/* Sites summed by name and user site, each with the first kind an input
+ * gave it. */
 static void fold_sites(struct cli_merger *m, struct mkernel *d, const struct cli_kernel *k)
 {
     for (size_t i = 0; i < k->n_sites; i++) {
         const struct cli_site *s = &k->sites[i];
         size_t j = 0;
-        while (j < d->n_sites && strcmp(d->sites[j].name, s->site) != 0)
+        while (j < d->n_sites && !(strcmp(d->sites[j].name, s->site) == 0 && same_str(d->sites[j].user, s->user)))
             j++;
         if (j == d->n_sites) {
             d->sites = room(d->sites, d->n_sites, &d->cap_sites, sizeof *d->sites);
-            d->sites[d->n_sites++] = (struct site){intern(m, s->site), NULL, 0};
+            d->sites[d->n_sites++] = (struct site){intern(m, s->site), NULL, s->user ? intern(m, s->user) : NULL, 0};
         }
         if (!d->sites[j].kind)
             d->sites[j].kind = intern(m, s->kind);
@@ -361,7 +367,8 @@ static int cmp_site_n(const void *a, const void *b)
     const struct site *x = a, *y = b;
     if (x->n != y->n)
         return x->n > y->n ? -1 : 1;
-    return strcmp(x->name, y->name);
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->user ? x->user : "", y->user ? y->user : "");
 }
 
 /* The busiest MAX_SITES sites kept, the rest under "(other)". */
@@ -378,11 +385,11 @@ static void finish_sites(struct mg *mg, struct mkernel *mk, struct cli_kernel *d
             add(mg, &other, s->n, "call site counts");
             has_other = true;
         } else {
-            dst->sites[dst->n_sites++] = (struct cli_site){s->name, s->kind, s->n};
+            dst->sites[dst->n_sites++] = (struct cli_site){s->name, s->kind, s->user, s->n};
         }
     }
     if (has_other)
-        dst->sites[dst->n_sites++] = (struct cli_site){OTHER_SITE, "other", other};
+        dst->sites[dst->n_sites++] = (struct cli_site){OTHER_SITE, "other", NULL, other};
 }
 
 static void finish_kernel(struct mg *mg, struct mkernel *mk, struct cli_kernel *dst)

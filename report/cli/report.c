@@ -150,7 +150,20 @@ static void fallbacks_text(const struct cli_fastpath *fp, char *buf, size_t len)
 static int by_launches(const void *a, const void *b)
 {
     const struct cli_site *x = *(const struct cli_site *const *)a, *y = *(const struct cli_site *const *)b;
-    return x->launches < y->launches ? 1 : x->launches > y->launches ? -1 : strcmp(x->site, y->site);
+    if (x->launches != y->launches)
+        return x->launches < y->launches ? 1 : -1;
+    int c = strcmp(x->site, y->site);
+    return c ? c : strcmp(x->user ? x->user : "", y->user ? y->user : "");
+}
+
+/* A site, with the program's own line that led to it when that is
+ * another: "rms_norm.py:483 (from model.py:87)". */
+static void site_text(const struct cli_site *s, char *buf, size_t len)
+{
+    if (s->user && strcmp(s->user, s->site) != 0)
+        snprintf(buf, len, "%.500s (from %.500s)", s->site, s->user);
+    else
+        snprintf(buf, len, "%s", s->site);
 }
 
 size_t cli_sites_table(struct cli_table *t, const struct cli_view *v)
@@ -164,8 +177,9 @@ size_t cli_sites_table(struct cli_table *t, const struct cli_view *v)
             order[s] = &k->sites[s];
         qsort(order, k->n_sites, sizeof *order, by_launches);
         for (size_t s = 0; s < k->n_sites && s < SITES_SHOWN; s++, rows++) {
-            char c[CLI_FMT_LEN];
-            cli_table_row(t, s ? "" : k->name, cli_fmt_count(c, order[s]->launches), order[s]->site,
+            char c[CLI_FMT_LEN], where[1100];
+            site_text(order[s], where, sizeof where);
+            cli_table_row(t, s ? "" : k->name, cli_fmt_count(c, order[s]->launches), where,
                           order[s]->kind ? order[s]->kind : "");
         }
         free(order);

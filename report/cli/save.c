@@ -60,6 +60,8 @@ static json_t *j_kernel(const struct cli_kernel *k)
         json_t *site = json_pack("{s:s}", "site", s->site);
         if (s->kind)
             json_object_set_new(site, "kind", json_string(s->kind));
+        if (s->user)
+            json_object_set_new(site, "user_site", json_string(s->user));
         json_object_set_new(site, "launches", j_int(s->launches));
         json_array_append_new(sites, site);
     }

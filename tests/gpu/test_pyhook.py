@@ -2,7 +2,7 @@
 
     python3 tests/gpu/test_pyhook.py            # prints PASS/FAIL lines, exit 1 on any FAIL
 
-Runs workloads of this file in children under LD_PRELOAD=build/libtrlat.so
+Runs workloads of this file in children under LD_PRELOAD=$BUILD/libtrlat.so
 (TRLAT_LIB overrides; TRLAT_CUPTI=0) and checks their reports: the
 tritonbench nop_with_args_kernel loop, an autotuned matmul, and one kernel
 launched from two Python threads. Every "# SITE name" line below is a call
@@ -16,7 +16,7 @@ import tempfile
 
 HERE = os.path.abspath(__file__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-LIB = os.environ.get("TRLAT_LIB", os.path.join(ROOT, "build", "libtrlat.so"))
+LIB = os.environ.get("TRLAT_LIB", os.path.join(os.environ.get("BUILD", os.path.join(ROOT, "build")), "libtrlat.so"))
 N_NOP = 5000
 N_MM = 20
 N_THR = 2000

@@ -17,6 +17,20 @@ def sites():
                 print("site %s %s:%d" % (line.split("# SITE ")[1].strip(), __file__, i))
 
 
+def lib_site(path, mark):
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            if "# " + mark in line:
+                return "%s:%d" % (path, i)
+
+
+def spin_arg(v):
+    end = time.perf_counter() + 300e-6
+    while time.perf_counter() < end:
+        pass
+    return v
+
+
 def cuda_first():
     """A driver call before any kernel, as torch's CUDA init makes."""
     import ctypes
@@ -64,11 +78,6 @@ def main():
         for _ in range(n):
             add_kernel[(1, )](1, 2, spin_after_us=300)  # SITE retspin
     elif mode == "subscript":  # py->driver starts at kernel[grid], not at run()
-        def spin_arg(v):
-            end = time.perf_counter() + 300e-6
-            while time.perf_counter() < end:
-                pass
-            return v
         for _ in range(n):
             add_kernel[(1, )](spin_arg(1), 2)  # SITE argspin
         @triton.jit
@@ -145,6 +154,51 @@ def main():
         print("subscript name:", type(add_kernel).__getitem__.__name__)
         print("warmup returns:", add_kernel.warmup(1, 2, grid=(1, )) is add_kernel)
         print("grid callable:", add_kernel.run(1, 2, grid=lambda kw: (2, ), warmup=False) is add_kernel)
+    elif mode == "compiled":  # a CompiledKernel called directly
+        from triton.compiler import compile
+        c = compile("compiled_kernel")
+        for _ in range(n):
+            c[(1, 1, 1)](spin_arg(1), 2)  # SITE compiled
+        r = compile("compiled_run")
+        r._init_handles()
+        for _ in range(n):
+            r.run(1, 1, 1, None, r.function, None, None, None, None, 1, 2)  # SITE compiled_run
+        f = compile("compiled_split")[(1, 1, 1)]
+        for _ in range(n):
+            spin_arg(0)
+            f(1, 2)  # SITE compiled_split
+    elif mode == "library":  # a library's KernelInterface subclass, from site-packages
+        sys.path.insert(0, os.path.join(HERE, "site-packages"))
+        import fakelib
+        for _ in range(n):
+            fakelib.add(1, 2)  # SITE user_lib
+        for _ in range(n):
+            fakelib.deep(1, 2, 60)  # SITE user_deep
+        for _ in range(n):
+            fakelib.deep(1, 2, 200)  # SITE user_far (past how far trlat looks)
+        print("libsite %s" % lib_site(fakelib.__file__, "LIBSITE"))
+    elif mode == "inductor":  # Inductor's CachingAutotuner, called from generated code
+        sys.path.insert(0, os.path.join(HERE, "site-packages"))
+        import importlib.util
+        import tempfile
+        from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+        gen = os.path.join(tempfile.mkdtemp(), "torchinductor_test", "ab")
+        os.makedirs(gen)
+        path = os.path.join(gen, "cabcdef.py")
+        with open(path, "w") as fh:
+            fh.write("triton_poi_fused_add_0 = None\n\n\ndef call(args):\n"
+                     "    triton_poi_fused_add_0.run(*args, 2048, stream=0)  # GENSITE\n")
+        spec = importlib.util.spec_from_file_location("cabcdef", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mod.triton_poi_fused_add_0 = CachingAutotuner("triton_poi_fused_add_0")
+
+        def compiled_fn(x, y):
+            return mod.call([x, y])  # SITE user_compiled
+
+        for _ in range(n):
+            compiled_fn(1, 2)
+        print("gensite %s" % lib_site(path, "GENSITE"))
     elif mode == "wrapper":  # what trlat put in place of run and __getitem__
         for cls, name in ((triton.JITFunction, "run"), (type(add_kernel).__mro__[1], "__getitem__")):
             w = cls.__dict__[name]

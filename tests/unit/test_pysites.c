@@ -28,7 +28,7 @@ START_TEST(insert_then_hit_with_text)
     struct trlat_pysite_hit h, g;
     ck_assert_int_eq(trlat_pysite_insert(&codes[1], 42, "/src/train.py", 17, 0, &h), 1);
     ck_assert_uint_gt(h.site, TRLAT_PYSITE_OTHER);
-    ck_assert_int_eq(h.skip, 0);
+    ck_assert_int_eq(h.level, TRLAT_PYSITE_USER);
     ck_assert_int_eq(trlat_pysite_lookup(&codes[1], 42, &g), 1);
     ck_assert_uint_eq(g.site, h.site);
     char buf[64];
@@ -55,12 +55,16 @@ END_TEST
 START_TEST(skipped_frames_have_no_site)
 {
     struct trlat_pysite_hit h, g;
-    trlat_pysite_insert(&codes[3], 4, "/x/triton/runtime/jit.py", 370, 1, &h);
-    ck_assert_int_eq(h.skip, 1);
+    trlat_pysite_insert(&codes[3], 4, "/x/triton/runtime/jit.py", 370, TRLAT_PYSITE_RUNTIME, &h);
+    ck_assert_int_eq(h.level, TRLAT_PYSITE_RUNTIME);
     ck_assert_uint_eq(h.site, 0);
     ck_assert_int_eq(trlat_pysite_lookup(&codes[3], 4, &g), 1);
-    ck_assert_int_eq(g.skip, 1);
+    ck_assert_int_eq(g.level, TRLAT_PYSITE_RUNTIME);
     ck_assert_uint_eq(trlat_pysite_count(), 0);
+    /* a library's frame has a site (the kernel's, when nearest the launch) */
+    trlat_pysite_insert(&codes[4], 4, "/v/site-packages/lib/ops.py", 12, TRLAT_PYSITE_LIBRARY, &h);
+    ck_assert_int_eq(h.level, TRLAT_PYSITE_LIBRARY);
+    ck_assert_uint_gt(h.site, TRLAT_PYSITE_OTHER);
 }
 END_TEST
 

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Triton launches that do not come through JITFunction.run, against the
+# stand-in Triton of tests/pyhook: a CompiledKernel called directly, a
+# library's KernelInterface subclass in site-packages (FlagGems' LibEntry
+# manner), and Inductor's CachingAutotuner called from generated code.
+# Each launch is timed from the outermost Python call and carries two
+# sites: the kernel's (first frame outside Triton and Inductor's runtime)
+# and the user's (first frame of the program's own code).
+. "$(dirname "$0")/lib.sh"
+PROG=$ROOT/tests/pyhook/prog.py
+LIBFILE=$ROOT/tests/pyhook/site-packages/fakelib/__init__.py
+
+run() { # NAME MODE N PYTHON [env...]
+    local name=$1 mode=$2 n=$3 py=$4; shift 4
+    rm -f "$WORK/$name.json"
+    env "$@" TRLAT_OUTPUT="$WORK/$name.json" LD_PRELOAD=$LIB "$py" "$PROG" "$mode" "$n" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    echo $? >"$WORK/$name.rc"
+}
+site() { sed -n "s/^site $2 //p" "$WORK/$1.out"; }
+pairs() { rq "$WORK/$1.json" 'sorted(((s["site"], s.get("user_site"), s["launches"]) for s in k("'"$2"'")["call_sites"]), key=str)'; }
+timed() { rq "$WORK/$1.json" '(k("'"$2"'")["launches"], k("'"$2"'")["py_to_driver_ns"]["count"])'; }
+p50_us() { rq "$WORK/$1.json" 'k("'"$2"'")["py_to_driver_ns"]["p50"] // 1000'; }
+
+check_python() { # PYTHON LABEL [env...]
+    local py=$1 v=$2; shift 2
+    run "$v-c" compiled 20 "$py" "$@"
+    expect "$v: compiled[grid](...): every launch timed" "$(timed "$v-c" compiled_kernel)" "(20, 20)"
+    expect "$v: compiled[grid](...): timed from the subscript (300 us argument)" "$(($(p50_us "$v-c" compiled_kernel) >= 300))" 1
+    expect "$v: compiled[grid](...): the line is both sites" "$(pairs "$v-c" compiled_kernel)" \
+        "[('$(site "$v-c" compiled)', '$(site "$v-c" compiled)', 20)]"
+    expect "$v: CompiledKernel.run(...): every launch timed" "$(timed "$v-c" compiled_run)" "(20, 20)"
+    expect "$v: CompiledKernel.run(...): its line" "$(pairs "$v-c" compiled_run)" \
+        "[('$(site "$v-c" compiled_run)', '$(site "$v-c" compiled_run)', 20)]"
+    expect "$v: f = compiled[grid] apart from f(...): timed from the launcher" \
+        "$(timed "$v-c" compiled_split):$(($(p50_us "$v-c" compiled_split) < 300))" "(20, 20):1"
+    expect "$v: compiled: outermost calls, none nested" "$(rq "$WORK/$v-c.json" '(r["python"]["calls_one_launch"], r["python"]["nested_calls"])')" "(60, 0)"
+
+    run "$v-l" library 20 "$py" "$@"
+    local libsite; libsite=$(sed -n 's/^libsite //p' "$WORK/$v-l.out")
+    expect "$v: library wrapper: every launch timed" "$(timed "$v-l" lib_add_kernel)" "(60, 60)"
+    expect "$v: library wrapper: the library's line beside the user's" "$(pairs "$v-l" lib_add_kernel)" \
+        "$(python3 -c "print(sorted([('$libsite', '$(site "$v-l" user_lib)', 20), ('$libsite', '$(site "$v-l" user_deep)', 20), ('$libsite', None, 20)], key=str))")"
+    expect "$v: library wrapper: its run is the outermost call" "$(rq "$WORK/$v-l.json" '(r["python"]["calls_one_launch"], r["python"]["nested_calls"])')" "(60, 60)"
+    expect "$v: library wrapper: same output as without trlat" "$(cat "$WORK/$v-l.out")" "$("$py" "$PROG" library 20 2>&1)"
+
+    run "$v-i" inductor 20 "$py" "$@"
+    local gensite; gensite=$(sed -n 's/^gensite //p' "$WORK/$v-i.out")
+    expect "$v: Inductor: every launch timed" "$(timed "$v-i" triton_poi_fused_add_0)" "(20, 20)"
+    expect "$v: Inductor: generated code's line beside the user's" "$(pairs "$v-i" triton_poi_fused_add_0)" \
+        "[('$gensite', '$(site "$v-i" user_compiled)', 20)]"
+    expect "$v: Inductor: CachingAutotuner.run is the outermost call" "$(rq "$WORK/$v-i.json" '(r["python"]["calls_one_launch"], r["python"]["nested_calls"])')" "(20, 20)"
+    for n in c l i; do
+        expect "$v: $n: exit 0, nothing on stderr" "$(cat "$WORK/$v-$n.rc"):$(cat "$WORK/$v-$n.err")" "0:"
+    done
+}
+
+PY=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
+V=$("$PY" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
+check_python "$PY" "$V"
+
+# The CLI: the user's line beside the library's; a merge keeps each pair.
+lsite=$(sed -n 's/^libsite //p' "$WORK/$V-l.out")
+"$B/trlat" report "$WORK/$V-l.json" >"$WORK/l.txt" 2>&1
+expect "trlat report: the library's line (from the user's)" \
+    "$(grep -c -F "$lsite (from $(site "$V-l" user_lib))" "$WORK/l.txt"):$(grep -c -F "$lsite (from $(site "$V-l" user_deep))" "$WORK/l.txt")" "1:1"
+"$B/trlat" merge "$WORK/$V-l.json" "$WORK/$V-l.json" -o "$WORK/lm.json" >/dev/null 2>&1
+expect "trlat merge: sites summed by (site, user site)" "$(pairs lm lib_add_kernel)" \
+    "$(python3 -c "print(sorted([('$lsite', '$(site "$V-l" user_lib)', 40), ('$lsite', '$(site "$V-l" user_deep)', 40), ('$lsite', None, 40)], key=str))")"
+check_python "$PY" "fast path on" TRLAT_FASTPATH=1
+
+# Other CPython versions here (3.12 and 3.13 read sites from the running
+# interpreter frames once both walks agreed): the same answers.
+seen=" $(readlink -f "$PY") "
+for cand in python3.9 python3.10 python3.11 python3.12 python3.13 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
+    OPY=$("$cand" -c 'import sys; assert sys.version_info >= (3, 9); print(sys.executable)' 2>/dev/null) || continue
+    OPY=$(readlink -f "$OPY")
+    case "$seen" in *" $OPY "*) continue ;; esac
+    seen="$seen$OPY "
+    check_python "$OPY" "$("$OPY" -c 'import sys; print("python%d.%d.%d" % sys.version_info[:3])')"
+done

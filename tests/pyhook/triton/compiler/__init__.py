@@ -1,0 +1,1 @@
+from .compiler import CompiledKernel, compile  # noqa: F401
