@@ -117,7 +117,8 @@ enum fp_tag {
     FP_T_OPTION,
     FP_T_DEBUG,
     FP_T_INSTR,
-    FP_T_GRIDLESS
+    FP_T_GRIDLESS,
+    FP_T_OBJECT /* an immutable object keyed by identity (held by the entry) */
 };
 
 /* Triton 3.6's specialization of one non-constexpr argument

@@ -28,6 +28,7 @@ struct fp_pyenv {
     int dict_wid, type_wid;
     uint64_t next_layout_id;
     void *t_str, *t_list, *t_dict, *t_hookchain;
+    void *t_tl_dtype;                               /* triton.language.dtype (held); NULL: none */
     void *t_function, *t_cell;                      /* NULL when not found: grid functions are then always called */
     void *t_getset, *t_methdescr, *generic_getattr; /* PyGetSetDescr_Type, PyMethodDescr_Type,
                                                       PyObject_GenericGetAttr (args.c) */

@@ -245,6 +245,10 @@ static int resolve(void)
     fpy.knobs_mod = import("triton.knobs");
     PyObject *hc = trlat_py_attr(fpy.knobs_mod, "HookChain");
     fpy.t_hookchain = hc; /* held */
+    PyObject *lang = import("triton.language");
+    fpy.t_tl_dtype = trlat_py_attr(lang, "dtype"); /* held; NULL is fine */
+    if (lang)
+        PY(Py_DecRef)(lang);
     PyObject *drv = import("triton.runtime.driver");
     fpy.driver_cfg = trlat_py_attr(drv, "driver");
     if (drv)

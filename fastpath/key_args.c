@@ -12,8 +12,13 @@
  *   specialize.cc specialize_arg(): dispatch on the exact type: int, bool,
  *     float, tuple, torch.Tensor (a tensor subclass goes through its
  *     data_ptr attribute), None -> ("constexpr", None).
- * Anything else (tuples, tensor descriptors, constexpr objects, functions,
- * other numbers) is a fallback: the key could not describe it. */
+ *   A constexpr parameter keys by the value's str(): a triton.language.dtype
+ *   (tl.float16, what Liger passes for its kernels' dtype parameters) keys
+ *   here by identity, the object held by the entry so that its address
+ *   stays its own: the same object gives the same str; another object of
+ *   equal value is a miss, never a wrong hit.
+ * Anything else (tuples, tensor descriptors, other constexpr objects,
+ * functions, other numbers) is a fallback: the key could not describe it. */
 #include "fastpath/fp_py.h"
 #include "fastpath/phases.h"
 
@@ -385,8 +390,18 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
     ak->wi = -1;
     ak->tag = 0;
     fp_key_u64(k, FP_T_PARAM | (uint64_t)j << 8);
-    if (P->constexpr_)
+    if (P->constexpr_) {
+        if (fpy.t_tl_dtype && FP_TYPE(v) == fpy.t_tl_dtype) {
+            int ok = 1;
+            add_ref(c, v, &ok);
+            if (!ok)
+                return FP_R_ARGTYPE;
+            fp_key_u64(k, FP_T_OBJECT);
+            fp_key_u64(k, (uint64_t)(uintptr_t)v);
+            return 0;
+        }
         return key_value(k, v) ? FP_R_ARGTYPE : 0;
+    }
     struct fp_want *w = &c->want[c->nwant];
     w->arg = (uint16_t)j;
     w->val = 0;

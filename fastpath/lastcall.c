@@ -11,8 +11,9 @@
  * knobs, stable while fpy.epoch is; calls with keyword options never come
  * here). Per argument, a call matches a slot when:
  *   - a non-tensor is the same object as last time: exact ints, floats,
- *     bools, strs and None are immutable, and the object is held here, so
- *     its address cannot have been reused by another value;
+ *     bools, strs, None and triton.language.dtype objects are immutable,
+ *     and the object is held here, so its address cannot have been reused
+ *     by another value;
  *   - or, for a specialized parameter (not constexpr, not annotated), a new
  *     int of the same class (i32/i64/u64, div16, not 1) or a new float or
  *     bool: the key has only the class, the value goes to the parameter;
@@ -33,7 +34,7 @@ static void drop_objs(struct fp_last *s, unsigned n)
 {
     for (unsigned j = 0; s->obj && j < n; j++)
         if (s->obj[j]) {
-            PY(Py_DecRef)(s->obj[j]); /* exact immutable types: no Python code runs */
+            PY(Py_DecRef)(s->obj[j]); /* immutable types without __del__: no Python code runs */
             s->obj[j] = NULL;
         }
 }

@@ -36,6 +36,11 @@ def dns_kernel(x, n, m, BLOCK: tl.constexpr = 64):
 
 
 @triton.jit
+def dtype_kernel(x, n, DT: tl.constexpr):
+    pass
+
+
+@triton.jit
 def nop_kernel():
     pass
 
@@ -101,6 +106,10 @@ def corpus():
         add_kernel[(1, )](x, y, out, 100, BLOCK=64, num_warps=8)
         add_kernel[(1, )](x, y, out, 100, BLOCK=64, num_warps=8, debug=True)
         nop_kernel[(1, )]()
+        # a tl.dtype constexpr (Liger's kernels): two dtypes alternating, and
+        # a new object of equal value (a miss: keyed by identity)
+        for dt in (tl.float16, tl.bfloat16, tl.float16, tl.dtype("fp16")):
+            dtype_kernel[(1, )](x, 5, dt)
         cluster_kernel[(3, )](x, 10 + rep)
         coop_kernel[(5, )](x, 10)
         # two streams

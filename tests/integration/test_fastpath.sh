@@ -230,7 +230,7 @@ PY
     expect "py$v launches from functions: the same sites" "$(fpk won "$texts")" "$(fpk woff "$texts")"
     expect "py$v launches from functions: hits at prog.py's lines" \
         "$(fpk won '[(s["site"].rsplit("/", 1)[-1], s["launches"]) for k in r["kernels"] if k["name"] == "add_kernel" for s in k["call_sites"]]'):$(total won hits)" \
-        "[('prog.py:609', 40), ('prog.py:616', 40)]:78"
+        "[('prog.py:618', 40), ('prog.py:625', 40)]:78"
     expect "py$v corpus: the same sites" "$(fpk on "$texts")" "$(fpk off "$texts")"
     case $v in
     3.12 | 3.13) expect "py$v call sites read from the running frame" \

@@ -8,6 +8,21 @@ class constexpr:
         return f"constexpr[{self.value}]"
 
 
+class dtype:
+    """tl.dtype (language/core.py): what a kernel's dtype constexpr is given;
+    str() is its name, as Triton's cache key writes it."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
 float32 = "fp32"
 int32 = "i32"
 int64 = "i64"
