@@ -35,6 +35,18 @@ fi
     python3 -c 'import sys, torch, triton; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' 2>&1
 } | tee -a "$LOG"
 
+# carried wheels (scripts/fetch-wheels.sh): installed under a site-packages
+# path, so that trlat counts their files as a library's, not the program's
+if ls .whl/*.whl >/dev/null 2>&1; then
+    SITE=${TMPDIR:-/tmp}/trlat-gpu-site/site-packages
+    if python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl >>"$LOG" 2>&1; then
+        export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+        echo "== wheels: $(cd .whl && ls *.whl | tr '\n' ' ')" | tee -a "$LOG"
+    else
+        echo "== the wheels in .whl did not install (see $LOG)" | tee -a "$LOG"
+    fi
+fi
+
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
     for f in tests/gpu/test_*.py tests/gpu/bench_*.py tests/gpu/bench_*.sh; do

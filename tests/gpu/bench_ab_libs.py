@@ -5,7 +5,7 @@ process per kernel a round), so that a change that should cost nothing (a
 move of files, a refactor) is measured against the library before it.
 
   TRLAT_LIB_A=<before/libtrlat.so> TRLAT_LIB_B=<after/libtrlat.so> \
-      scripts/gpu-test.sh bench_ab_libs.py          [AB_ROUNDS=3]
+      scripts/gpu-test.sh bench_ab_libs.py          [AB_ROUNDS=3] [AB_BENCH_ARGS=...]
 
 Each figure is a ratio measured inside one process (to the raw loop of the
 same process), so the machine's drift between processes cancels; the
@@ -20,8 +20,8 @@ from common import BENCH, ROOT, check, median, run, summary  # noqa: E402
 
 LIBS = {"A": os.environ.get("TRLAT_LIB_A"), "B": os.environ.get("TRLAT_LIB_B")}
 ROUNDS = int(os.environ.get("AB_ROUNDS", "3"))
-BENCH_ARGS = ["--rounds", "0", "--n", "8000", "--skip-decode", "--ab-rounds", "1", "--ab-pairs", "8",
-              "--ab-block", "2000"]
+BENCH_ARGS = (os.environ.get("AB_BENCH_ARGS") or "--rounds 0 --n 8000 --skip-decode --ab-rounds 1 --ab-pairs 8 "
+              "--ab-block 2000").split()
 HIT = re.compile(r"^TABLE fastpath (\S+)\s+hit ([0-9.]+)x raw .*miss ([0-9.]+)x triton")
 
 if not any(LIBS.values()):  # a run of every suite: nothing to compare

@@ -1,0 +1,90 @@
+"""Real libraries under trlat: each workload of real_models.py run without
+trlat, profiled, and with the fast path, ROUNDS times alternating, in
+separate processes. Checks the same tokens or losses in every mode, and
+from the reports: the share of Triton launches with py->driver time and a
+user site (targets: 95%), the share the fast path served, the fallbacks by
+reason (Liger: no argtype). Step times across processes are printed, not
+judged (the machine drifts by more between processes); profile mode runs
+with CUPTI off, so that its step time is trlat's own cost.
+
+Liger-Kernel and FlagGems are not on the GPU machine: carry their wheels
+(scripts/fetch-wheels.sh puts them in .whl/, which scripts/gpu-test.sh
+installs). A workload whose library is missing is skipped, said once.
+
+  scripts/gpu-test.sh bench_real_models.py    [REAL_ROUNDS=2] [REAL_WORKLOADS=direct,liger,compile,gems]"""
+import collections
+import importlib.util
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import check, median, run, summary  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROUNDS = int(os.environ.get("REAL_ROUNDS", "2"))
+STEPS = {"direct": 20000, "liger": 13, "compile": 30, "gems": 30}
+NEEDS = {"liger": "liger_kernel", "gems": "flag_gems", "compile": "transformers"}
+WORKLOADS = os.environ.get("REAL_WORKLOADS", "direct,liger,compile,gems").split(",")
+
+
+def native(name):
+    """A kernel not compiled by Triton: C++ (aten, cuBLAS, CUTLASS) names."""
+    return any(t in name for t in ("(", "::", "<")) or name.startswith(("_Z", "void ", "sm80_", "sm90_", "cutlass"))
+
+
+def cover(rep):
+    c = collections.Counter()
+    fallbacks = collections.Counter()
+    for k in rep["kernels"]:
+        if native(k["name"] or ""):
+            continue
+        c["launches"] += k["launches"]
+        # exact under TRLAT_TIMING=all (profile mode); sampled hits weigh more
+        c["py"] += min(k["launches"], (k.get("py_to_driver_ns") or {}).get("count", 0))
+        c["user"] += sum(s["launches"] for s in k.get("call_sites") or [] if s.get("user_site"))
+        fp = k.get("fastpath") or {}
+        c["hits"] += fp.get("hits", 0)
+        fallbacks.update(fp.get("fallbacks") or {})
+    return c, fallbacks
+
+
+for w in WORKLOADS:
+    need = NEEDS.get(w)
+    if need and importlib.util.find_spec(need) is None:
+        print(f"bench_real_models: {w}: {need} is not installed (carry its wheel); skipped")
+        continue
+    steps, outs = {}, {}
+    for r in range(ROUNDS):
+        for mode in ("off", "prof", "fp") if r % 2 == 0 else ("fp", "prof", "off"):
+            # profile mode without CUPTI: trlat's own cost (CUPTI's, about
+            # 1.4 us a launch, is bench_cupti.sh's)
+            env = {"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_CUPTI": "0"}
+            o, e, rc, rep = run([sys.executable, os.path.join(HERE, "real_models.py"), w, str(STEPS[w])],
+                                preload=mode != "off", env=env, timeout=400)
+            if not check(f"{w} {mode} round {r}: exit 0", rc == 0, (o + e)[-300:]):
+                continue
+            m = re.search(r"STEP_US ([0-9.]+)", o)
+            steps.setdefault(mode, []).append(float(m.group(1)) if m else float("nan"))
+            outs.setdefault(mode, set()).add("\n".join(l for l in o.splitlines() if l.startswith(("TOKENS", "LOSSES"))))
+            if rep is None:
+                continue
+            c, fb = cover(rep)
+            n = max(c["launches"], 1)
+            if mode == "prof":
+                py, user = 100.0 * c["py"] / n, 100.0 * c["user"] / n
+                check(f"{w} round {r}: py->driver on >= 95% of Triton launches", py >= 95, f"{py:.1f}%")
+                print(f"TABLE real_models {w} round {r} profile: launches {c['launches']} py_to_driver {py:.1f}% "
+                      f"user_site {user:.1f}%")
+            else:
+                print(f"TABLE real_models {w} round {r} fastpath: hits {100.0 * c['hits'] / n:.1f}% "
+                      f"fallbacks {dict(fb)}")
+                if w == "liger":
+                    check(f"{w} round {r}: no argtype fallbacks", fb.get("argtype", 0) == 0, str(dict(fb)))
+    allout = set().union(*outs.values()) if outs else set()
+    check(f"{w}: same tokens/losses in every mode", len(allout) == 1, str(sorted(allout))[:300])
+    if all(steps.get(m) for m in ("off", "prof", "fp")):
+        off = median(steps["off"])
+        print(f"TABLE real_models {w} step_us off {off:.1f} profile {median(steps['prof']) / off:.3f}x "
+              f"fastpath {median(steps['fp']) / off:.3f}x (across processes)")
+sys.exit(summary())

@@ -1,0 +1,80 @@
+"""The real-library workloads of bench_real_models.py, one per process:
+
+  python3 real_models.py direct|liger|gems|compile STEPS
+
+direct: a CompiledKernel called as compiled[grid](...) in a loop. The rest
+run a tiny random-init Llama from transformers: liger, training steps with
+Liger-Kernel's patches; gems, token-by-token decode with every aten op a
+FlagGems Triton kernel; compile, decode through torch.compile without CUDA
+graphs (its shapes change as the KV cache grows). Prints STEP_US (the
+steady-state time per step) and TOKENS or LOSSES (compared across modes)."""
+import sys
+import time
+
+import torch
+mode, steps = sys.argv[1], int(sys.argv[2])
+torch.manual_seed(0)
+dev = "cuda"
+if mode == "direct":
+    import triton, triton.language as tl
+    @triton.jit
+    def add_kernel(x, y, o, n, BLOCK: tl.constexpr):
+        i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = i < n
+        tl.store(o + i, tl.load(x + i, mask=m) + tl.load(y + i, mask=m), mask=m)
+    x = torch.randn(4096, device=dev); y = torch.randn_like(x); o = torch.empty_like(x)
+    c = add_kernel[(4,)](x, y, o, 4096, BLOCK=1024)
+    print("compiled type", type(c), "run type", type(c.run))
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for i in range(steps):
+        c[(4, 1, 1)](x, y, o, 4096, 1024)
+    torch.cuda.synchronize()
+    print("STEP_US", (time.perf_counter() - t) / steps * 1e6)
+    sys.exit(0)
+from transformers import LlamaConfig, LlamaForCausalLM
+if mode == "liger":
+    from liger_kernel.transformers import apply_liger_kernel_to_llama
+    apply_liger_kernel_to_llama()
+cfg = LlamaConfig(vocab_size=512, hidden_size=128, intermediate_size=256, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+model = LlamaForCausalLM(cfg).to(dev)
+if mode == "liger":
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    ids = torch.randint(0, 512, (4, 64), device=dev)
+    losses = []
+    for i in range(steps):
+        if i == 3:
+            torch.cuda.synchronize(); t = time.perf_counter()
+        out = model(input_ids=ids, labels=ids)
+        out.loss.backward(); opt.step(); opt.zero_grad()
+        losses.append(round(out.loss.item(), 4))
+    torch.cuda.synchronize()
+    print("STEP_US", (time.perf_counter() - t) / (steps - 3) * 1e6)
+    print("LOSSES", losses[:3], losses[-3:])
+    sys.exit(0)
+model.eval()
+fwd = model.forward
+ctx = None
+if mode == "compile":
+    fwd = torch.compile(model.forward)
+elif mode == "gems":
+    import flag_gems
+    ctx = flag_gems.use_gems()
+    ctx.__enter__()
+from transformers import DynamicCache
+with torch.no_grad():
+    ids = torch.randint(0, 512, (1, 8), device=dev)
+    cache = DynamicCache()
+    out = fwd(input_ids=ids, past_key_values=cache, use_cache=True)
+    tok = out.logits[:, -1:].argmax(-1)
+    toks = []
+    for i in range(steps):
+        if i == 5:
+            torch.cuda.synchronize(); t = time.perf_counter()
+        out = fwd(input_ids=tok, past_key_values=out.past_key_values, use_cache=True)
+        tok = out.logits[:, -1:].argmax(-1)
+        toks.append(int(tok))
+    torch.cuda.synchronize()
+print("STEP_US", (time.perf_counter() - t) / (steps - 5) * 1e6)
+print("TOKENS", toks[:8], toks[-8:])
