@@ -44,3 +44,18 @@ TRLAT_EXPORT int trlat_api_fastpath(int on)
             return m[i]->set_fastpath(on);
     return -1;
 }
+
+/* Writes the report of what was recorded so far now (the exit's report
+ * replaces it): 0, or -1 when none was written (nothing launched yet,
+ * trlat disabled, the exit's report already written, the write failed). */
+TRLAT_EXPORT int trlat_api_flush(void)
+{
+    return trlat_active() ? trlat_checkpoint() : -1;
+}
+
+/* The path of the report this process wrote last, copied into buf (len
+ * bytes): its length, or -1 when no report was written yet. */
+TRLAT_EXPORT int trlat_api_report_path(char *buf, unsigned long len)
+{
+    return trlat_active() && buf ? trlat_report_path(buf, len) : -1;
+}

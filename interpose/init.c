@@ -12,12 +12,15 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const struct trlat_module *modules[TRLAT_MAX_MODULES];
 static int nmodules;
 static atomic_int state; /* 0: not started, 1: recording, -1: disabled */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_int finished;
+/* one report write at a time: the exit's and a checkpoint's */
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t trlat_start_ns;
 
 void trlat_module_register(const struct trlat_module *m)
@@ -54,10 +57,42 @@ void trlat_finish(void)
     for (int i = nmodules - 1; i >= 0; i--)
         if (modules[i]->flush)
             modules[i]->flush();
+    pthread_mutex_lock(&write_lock); /* a checkpoint's write ends first */
     for (int i = nmodules - 1; i >= 0; i--)
         if (modules[i]->finish)
             modules[i]->finish();
+    pthread_mutex_unlock(&write_lock);
     trlat_signals_finish_end();
+}
+
+int trlat_report_path(char *buf, unsigned long len)
+{
+    int n = -1;
+    pthread_mutex_lock(&write_lock); /* not while a write may change it */
+    for (int i = 0; i < nmodules && n < 0; i++) {
+        const char *p = modules[i]->report_path ? modules[i]->report_path() : NULL;
+        size_t l = p ? strlen(p) : 0;
+        if (p && l < len) {
+            memcpy(buf, p, l + 1);
+            n = (int)l;
+        }
+    }
+    pthread_mutex_unlock(&write_lock);
+    return n;
+}
+
+int trlat_checkpoint(void)
+{
+    if (atomic_load(&state) <= 0)
+        return -1;
+    int rc = -1;
+    pthread_mutex_lock(&write_lock);
+    if (!atomic_load(&finished))
+        for (int i = nmodules - 1; i >= 0; i--)
+            if (modules[i]->checkpoint && modules[i]->checkpoint() == 0)
+                rc = 0;
+    pthread_mutex_unlock(&write_lock);
+    return rc;
 }
 
 static void fork_child(void)
@@ -66,6 +101,7 @@ static void fork_child(void)
     trlat_log_reset();
     trlat_names_reset();
     trlat_tstate_after_fork_child();
+    pthread_mutex_init(&write_lock, NULL); /* a thread of the parent's may have held it */
     atomic_store(&finished, 0);
     trlat_start_ns = trlat_now_ns();
     for (int i = 0; i < nmodules; i++)

@@ -22,12 +22,17 @@ struct trlat_pymemo; /* interpose/python/pyhook.h */
  * function pointer. Modules register from a constructor (no work there);
  * `start` runs when trlat starts, in registration order; at exit every
  * module's `flush` runs (newest first), then every `finish` (the report
- * writer's writes the report). */
+ * writer's writes the report); a `checkpoint` (trlat_checkpoint) writes
+ * what was recorded so far, the process going on. */
 struct trlat_module {
     const char *name;
     void (*start)(void);
     void (*flush)(void);
     void (*finish)(void);
+    /* 0, or -1 when nothing was written */
+    int (*checkpoint)(void);
+    /* the report's path once written, else NULL */
+    const char *(*report_path)(void);
     void (*after_fork_child)(void);
     /* a kernel handle was just made (interpose/handles.c; the driver's
      * locks not held): the Python hook's cue to look for Triton again */
@@ -38,7 +43,7 @@ struct trlat_module {
      * before, or -1 when it did not start in this process */
     int (*set_fastpath)(int on);
 };
-#define TRLAT_MAX_MODULES 8
+#define TRLAT_MAX_MODULES 12
 void trlat_module_register(const struct trlat_module *m);
 /* The registered modules, in registration order; *n of them. */
 const struct trlat_module *const *trlat_modules(int *n);
@@ -51,6 +56,16 @@ void trlat_modules_kernel_loaded(void);
  * (signals.c) and from Python's atexit when the interpreter ends on an
  * uncaught KeyboardInterrupt (interpose/python/pyhook.py). */
 void trlat_finish(void);
+
+/* Writes the report of what was recorded so far (TRLAT_FLUSH_S's timer,
+ * trlat_api_flush), replacing the last one; the exit's report replaces it
+ * in turn. Serialized with itself and with trlat_finish; nothing once that
+ * has run. 0, or -1 when no report was written (none launched yet, the
+ * exit's already written, or the write failed). Never on the launch path. */
+int trlat_checkpoint(void);
+/* The report's path once written in this process, copied into buf: its
+ * length, or -1 when none was written yet or it does not fit. */
+int trlat_report_path(char *buf, unsigned long len);
 
 /* Time trlat started in this process (in a forked child: the fork), in ns
  * on trlat's clock. */

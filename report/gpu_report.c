@@ -55,7 +55,7 @@ static void self_check(uint64_t records, uint64_t joined, int launched_by_trlat)
                    (unsigned long long)records);
 }
 
-void trlat_gpu_section_fold(struct trlat_fold *f)
+void trlat_gpu_section_fold(struct trlat_fold *f, int final)
 {
     trlat_report_cupti_state = trlat_cupti_state();
     trlat_report_cupti_reason = trlat_cupti_reason();
@@ -66,6 +66,7 @@ void trlat_gpu_section_fold(struct trlat_fold *f)
     trlat_gpu_stats_totals(g, &totals);
     have_totals = 1;
     nentries = trlat_gpu_stats_count(g);
+    free(entry_of); /* a checkpoint's, before */
     entry_of = calloc(nentries ? nentries : 1, sizeof *entry_of);
     uint64_t records = 0, joined = 0;
     int launched_by_trlat = 0;
@@ -93,7 +94,7 @@ void trlat_gpu_section_fold(struct trlat_fold *f)
     f->dropped_records = totals.dropped;
     trlat_cupti_fold_unlock();
     self_check(records, joined, launched_by_trlat);
-    if (totals.dropped || totals.untimed)
+    if (final && (totals.dropped || totals.untimed))
         trlat_log("CUPTI: %llu activity records dropped, %llu kernels without GPU timestamps (still running at "
                   "exit?); GPU totals leave them out",
                   (unsigned long long)totals.dropped, (unsigned long long)totals.untimed);

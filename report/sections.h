@@ -12,7 +12,7 @@
 struct trlat_json;
 
 /* CUPTI's per-kernel GPU records joined into the fold (report/gpu_report.c). */
-void trlat_gpu_section_fold(struct trlat_fold *f);
+void trlat_gpu_section_fold(struct trlat_fold *f, int final); /* final: the exit's, which says what was lost */
 /* The fast path's counters (report/fastpath_section.c). */
 void trlat_fastpath_section_fold(struct trlat_fold *f);
 

@@ -333,15 +333,17 @@ static void fill_report(FILE *out, void *arg)
 /* Kept for the process's life: a later write replaces this report. */
 static struct trlat_output report_file;
 
-static void finish(void)
+/* The report of what was recorded so far: the exit's (final: with the
+ * summary) or a checkpoint's. 0, or -1 when none was written. */
+static int write_report(int final)
 {
     uint64_t wall_ns = trlat_now_ns() - trlat_start_ns;
     struct trlat_fold *f = trlat_fold_build();
     if (!f) {
-        trlat_log("out of memory at exit; no report written");
-        return;
+        trlat_log("out of memory %s; no report written", final ? "at exit" : "for a checkpoint");
+        return -1;
     }
-    trlat_gpu_section_fold(f);
+    trlat_gpu_section_fold(f, final);
     trlat_fastpath_section_fold(f);
     demangle_names(f);
     trlat_fold_sort(f);
@@ -350,7 +352,7 @@ static void finish(void)
         launches += f->k[i]->from_driver + f->k[i]->from_runtime;
     if (launches == 0) { /* a CUDA program that launched nothing, or a child that never launched */
         trlat_fold_free(f);
-        return;
+        return -1;
     }
     /* a failed write (full disk...) says why and is written again in $TMPDIR */
     struct report_args a = {f, wall_ns};
@@ -360,12 +362,29 @@ static void finish(void)
      * one), every rank's with TRLAT_SUMMARY=all */
     long local = trlat_config_rank(TRLAT_LOCAL_RANK);
     long summary = trlat_config(TRLAT_OPT_SUMMARY);
-    if (summary == TRLAT_SUMMARY_ALL || (summary == TRLAT_SUMMARY_ON && local <= 0))
+    if (final && (summary == TRLAT_SUMMARY_ALL || (summary == TRLAT_SUMMARY_ON && local <= 0)))
         trlat_report_summary(stderr, f, written ? report_file.path : NULL, wall_ns);
     trlat_fold_free(f);
+    return written ? 0 : -1;
 }
 
-static const struct trlat_module report_module = {.name = "report", .finish = finish};
+static void finish(void)
+{
+    write_report(1);
+}
+
+static int checkpoint(void)
+{
+    return write_report(0);
+}
+
+static const char *report_path(void)
+{
+    return report_file.path[0] ? report_file.path : NULL;
+}
+
+static const struct trlat_module report_module = {
+    .name = "report", .finish = finish, .checkpoint = checkpoint, .report_path = report_path};
 
 __attribute__((constructor)) static void register_report(void)
 {
