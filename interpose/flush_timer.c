@@ -42,8 +42,9 @@ static void start_timer(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         static atomic_flag once;
-        trlat_log_once(&once, "TRLAT_FLUSH_S=%ld: no thread for the periodic report (%s); the report is written at "
-                              "exit only",
+        trlat_log_once(&once,
+                       "TRLAT_FLUSH_S=%ld: no thread for the periodic report (%s); the report is written at "
+                       "exit only",
                        s, strerror(rc));
     }
 }

@@ -1,7 +1,11 @@
 /* trlat diff BASE NEW: what changed between two reports, readable in a CI
- * log; exit 1 when a tracked figure regressed past the threshold. */
+ * log; exit 1 when a tracked figure regressed past the threshold. With
+ * several reports per side (repeated runs, ranks) each figure is the median
+ * of its side, and a change past the threshold counts only when the NEW
+ * runs rank above the BASE runs (report/cli/ranktest.h). */
 #include "report/cli/cli.h"
 #include "report/cli/fmt.h"
+#include "report/cli/ranktest.h"
 #include "report/cli/util.h"
 
 #include <getopt.h>
@@ -13,14 +17,23 @@
 
 static const char usage_text[] =
     "usage: trlat diff BASE NEW [--threshold PCT] [--metric LIST] [--min-launches N] [--all]\n"
+    "       trlat diff --base FILE... --new FILE... [--alpha P] [OPTIONS]\n"
     "\n"
     "Compares two reports kernel by kernel (matched by name) and in total. Exit\n"
     "status: 1 when a tracked figure regressed by more than the threshold, 0\n"
     "otherwise, 2 for bad input. Kernels in only one report are listed, not failed;\n"
     "so are changes of launch errors (launches the driver refused).\n"
     "\n"
+    "With several reports per side (--base and --new, each given once per file:\n"
+    "repeated runs, or a job's ranks), each figure is the median of its side and a\n"
+    "change past the threshold counts only when it is beyond the spread between\n"
+    "runs: the NEW values rank above the BASE ones in a one-sided Mann-Whitney U\n"
+    "test with p <= P. With one report per side the spread is unknown.\n"
+    "\n"
     "  --threshold PCT    allowed change in percent (default 10); for the starved\n"
     "                     share, in percentage points\n"
+    "  --alpha P          the rank test's level (default 0.05); 3 reports per side\n"
+    "                     are the fewest that can reach 0.05\n"
     "  --metric LIST      comma-separated figures to track: host, driver, py, gpu,\n"
     "                     starved, all. Each of host, driver, py, gpu tracks the mean\n"
     "                     and p50 per launch of every kernel and the mean per launch\n"
@@ -41,23 +54,34 @@ enum metric { M_HOST, M_DRIVER, M_PY, M_GPU, M_STARVED, M_COUNT };
 static const char *const metric_names[] = {"host", "driver", "py", "gpu", "starved", "all", NULL};
 enum { PER_KERNEL = 1, TOTAL = 2 };
 
-enum status { ST_NA, ST_SAME, ST_IMPROVED, ST_REGRESSED };
+enum status { ST_NA, ST_SAME, ST_IMPROVED, ST_REGRESSED, ST_SPREAD };
+
+#define MAX_RUNS (CLI_RANK_MAX / 2)
 
 struct options {
-    const char *base, *now;
-    double threshold;
+    const char *base[MAX_RUNS], *now[MAX_RUNS];
+    size_t nbase, nnow;
+    double threshold, alpha;
     unsigned track[M_COUNT];
     uint64_t min_launches;
     bool all;
 };
 
-/* One compared figure. */
+/* One compared figure: base and now are the medians of each side's values. */
 struct fig {
     const char *kernel, *label;
     double base, now;
     bool share, gated;
     enum status st;
     double change;
+    double p; /* the rank test's, in the direction of the change; NaN: one report on a side */
+};
+
+/* Each side's reports, and their kernels sorted by name. */
+struct side {
+    struct cli_report *r;
+    const struct cli_kernel ***sorted;
+    size_t n;
 };
 
 struct diff {
@@ -68,7 +92,26 @@ struct diff {
 
 /* ---- figures ---- */
 
-static void judge(struct fig *f, double threshold)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return isnan(x) ? (isnan(y) ? 0 : 1) : isnan(y) ? -1 : x < y ? -1 : x > y;
+}
+
+/* The median of the values that are numbers, NaN when none is. */
+static double median_of(const double *v, size_t n)
+{
+    double s[MAX_RUNS];
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    while (n && isnan(s[n - 1]))
+        n--;
+    if (!n)
+        return NAN;
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static void judge(struct fig *f, double threshold, double alpha)
 {
     if (isnan(f->base) || isnan(f->now)) {
         f->st = ST_NA;
@@ -83,18 +126,24 @@ static void judge(struct fig *f, double threshold)
         f->change = f->now > 0 ? INFINITY : 0;
     double pct = f->change * 100.0;
     f->st = pct > threshold ? ST_REGRESSED : pct < -threshold ? ST_IMPROVED : ST_SAME;
+    if (f->st != ST_SAME && !isnan(f->p) && f->p > alpha)
+        f->st = ST_SPREAD; /* past the threshold, not past the spread */
 }
 
-static void add_fig(struct diff *d, const char *kernel, const char *label, double base, double now, bool share,
-                    bool gated)
+/* A figure from each side's values (one per report). */
+static void add_fig(struct diff *d, const char *kernel, const char *label, const double *base, const double *now,
+                    bool share, bool gated)
 {
     if (d->n == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 32;
         d->figs = cli_xrealloc(d->figs, d->cap, sizeof *d->figs);
     }
     struct fig *f = &d->figs[d->n++];
-    *f = (struct fig){kernel, label, base, now, share, gated, ST_NA, NAN};
-    judge(f, d->o->threshold);
+    size_t nb = d->o->nbase, nn = d->o->nnow;
+    *f = (struct fig){kernel, label, median_of(base, nb), median_of(now, nn), share, gated, ST_NA, NAN, NAN};
+    if (nb > 1 && nn > 1)
+        f->p = f->now >= f->base ? cli_rank_p_greater(base, nb, now, nn) : cli_rank_p_greater(now, nn, base, nb);
+    judge(f, d->o->threshold, d->o->alpha);
 }
 
 /* Means leave out the slowest launch (cli_trimmed): a first call's
@@ -138,24 +187,48 @@ static const char *const mean_labels[] = {"host mean", "driver mean", "py→drv 
 static const char *const p50_labels[] = {"host p50", "driver p50", "py→drv p50", "gpu p50"};
 static const char *const total_labels[] = {"host / launch", "driver / launch", "py→drv / launch", "gpu / launch"};
 
-static void compare_kernel(struct diff *d, const struct cli_kernel *b, const struct cli_kernel *n)
+/* Kernel k of every report of both sides (NULL where a report lacks it). */
+struct match {
+    const struct cli_kernel *b[MAX_RUNS], *n[MAX_RUNS];
+};
+
+static void compare_kernel(struct diff *d, const struct match *mt)
 {
-    bool gated = b->launches >= d->o->min_launches && n->launches >= d->o->min_launches;
+    const struct options *o = d->o;
+    bool gated = true;
+    for (size_t i = 0; i < o->nbase; i++)
+        gated = gated && mt->b[i]->launches >= o->min_launches;
+    for (size_t i = 0; i < o->nnow; i++)
+        gated = gated && mt->n[i]->launches >= o->min_launches;
     for (enum metric m = M_HOST; m < M_STARVED; m++) {
-        if (!(d->o->track[m] & PER_KERNEL))
+        if (!(o->track[m] & PER_KERNEL))
             continue;
-        add_fig(d, b->name, mean_labels[m], kernel_mean(b, m), kernel_mean(n, m), false, gated);
-        add_fig(d, b->name, p50_labels[m], kernel_p50(b, m), kernel_p50(n, m), false, gated);
+        double bm[MAX_RUNS], nm[MAX_RUNS], bp[MAX_RUNS], np[MAX_RUNS];
+        for (size_t i = 0; i < o->nbase; i++) {
+            bm[i] = kernel_mean(mt->b[i], m);
+            bp[i] = kernel_p50(mt->b[i], m);
+        }
+        for (size_t i = 0; i < o->nnow; i++) {
+            nm[i] = kernel_mean(mt->n[i], m);
+            np[i] = kernel_p50(mt->n[i], m);
+        }
+        add_fig(d, mt->b[0]->name, mean_labels[m], bm, nm, false, gated);
+        add_fig(d, mt->b[0]->name, p50_labels[m], bp, np, false, gated);
     }
 }
 
-static void compare_totals(struct diff *d, const struct cli_report *b, const struct cli_report *n)
+static void compare_totals(struct diff *d, const struct side *b, const struct side *n)
 {
-    for (enum metric m = M_HOST; m < M_STARVED; m++)
-        if (d->o->track[m] & TOTAL)
-            add_fig(d, NULL, total_labels[m], total_mean(b, m), total_mean(n, m), false, true);
-    if (d->o->track[M_STARVED])
-        add_fig(d, NULL, "starved share", cli_starved_share(b), cli_starved_share(n), true, true);
+    double bv[MAX_RUNS], nv[MAX_RUNS];
+    for (enum metric m = M_HOST; m <= M_STARVED; m++) {
+        if (!(d->o->track[m] & TOTAL))
+            continue;
+        for (size_t i = 0; i < b->n; i++)
+            bv[i] = m == M_STARVED ? cli_starved_share(&b->r[i]) : total_mean(&b->r[i], m);
+        for (size_t i = 0; i < n->n; i++)
+            nv[i] = m == M_STARVED ? cli_starved_share(&n->r[i]) : total_mean(&n->r[i], m);
+        add_fig(d, NULL, m == M_STARVED ? "starved share" : total_labels[m], bv, nv, m == M_STARVED, true);
+    }
 }
 
 /* ---- kernel matching ---- */
@@ -216,27 +289,37 @@ static void fmt_change(char buf[CLI_FMT_LEN], const struct fig *f)
         cli_fmt_change(buf, f->change);
 }
 
-static const char *status_word(const struct fig *f)
+static const char *status_word(const struct fig *f, char *buf, size_t len)
 {
+    const char *w;
     switch (f->st) {
     case ST_REGRESSED:
-        return f->gated ? "REGRESSED" : "regressed (not gated)";
+        w = f->gated ? "REGRESSED" : "regressed (not gated)";
+        break;
     case ST_IMPROVED:
-        return "improved";
+        w = "improved";
+        break;
+    case ST_SPREAD:
+        w = "within the spread";
+        break;
     case ST_NA:
         return "n/a";
     default:
         return "";
     }
+    if (isnan(f->p))
+        return w;
+    snprintf(buf, len, "%s (p=%.2g)", w, f->p);
+    return buf;
 }
 
 static void fig_row(struct cli_table *t, const struct fig *f)
 {
-    char base[CLI_FMT_LEN], now[CLI_FMT_LEN], change[CLI_FMT_LEN];
+    char base[CLI_FMT_LEN], now[CLI_FMT_LEN], change[CLI_FMT_LEN], word[64];
     fmt_value(base, f, f->base);
     fmt_value(now, f, f->now);
     fmt_change(change, f);
-    const char *cells[] = {f->label, base, now, change, status_word(f)};
+    const char *cells[] = {f->label, base, now, change, status_word(f, word, sizeof word)};
     if (f->kernel)
         cli_table_add(t, f->kernel);
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
@@ -292,7 +375,7 @@ static void print_kernels(FILE *out, const struct diff *d, size_t compared)
     cli_table_row(&t, "kernel", "figure", "base", "new", "change", "");
     for (size_t i = 0; i < d->n; i++) {
         const struct fig *f = &d->figs[i];
-        if (f->kernel && (d->o->all || f->st == ST_REGRESSED || f->st == ST_IMPROVED)) {
+        if (f->kernel && (d->o->all || f->st == ST_REGRESSED || f->st == ST_IMPROVED || f->st == ST_SPREAD)) {
             fig_row(&t, f);
             shown++;
         }
@@ -323,6 +406,19 @@ static void describe_tracking(FILE *out, const struct options *o)
         sep = ", ";
     }
     fputc('\n', out);
+    if (o->nbase > 1 && o->nnow > 1) {
+        double pmin = cli_rank_p_min(o->nbase, o->nnow);
+        fprintf(out,
+                "  %zu and %zu reports: medians; a change past the threshold counts when the runs rank apart "
+                "(one-sided Mann-Whitney U, p <= %g)",
+                o->nbase, o->nnow, o->alpha);
+        if (pmin > o->alpha)
+            fprintf(out, "; with so few reports p is at least %.2g: no change can count", pmin);
+        fputc('\n', out);
+    } else if (o->nbase > 1 || o->nnow > 1) {
+        fprintf(out, "  %zu and %zu reports: medians; one report on a side gives no spread to judge by\n", o->nbase,
+                o->nnow);
+    }
 }
 
 /* Settings that change what a launch costs (CUPTI, the fast path, native
@@ -359,13 +455,17 @@ static void describe_settings(FILE *out, const struct cli_report *b, const struc
 /* The verdict line; returns the exit status. */
 static int verdict(FILE *out, const struct diff *d)
 {
-    size_t regressed = 0, improved = 0;
+    size_t regressed = 0, improved = 0, spread = 0;
     for (size_t i = 0; i < d->n; i++) {
         regressed += d->figs[i].st == ST_REGRESSED && d->figs[i].gated;
         improved += d->figs[i].st == ST_IMPROVED;
+        spread += d->figs[i].st == ST_SPREAD && d->figs[i].gated;
     }
     if (!regressed) {
-        fprintf(out, "\nOK: no tracked figure regressed by more than %g%% (%zu improved)\n", d->o->threshold, improved);
+        fprintf(out, "\nOK: no tracked figure regressed by more than %g%% (%zu improved", d->o->threshold, improved);
+        if (spread)
+            fprintf(out, "; %zu changed by more, within the spread between runs", spread);
+        fputs(")\n", out);
         return 0;
     }
     fprintf(out, "\nFAIL: %zu tracked figure%s regressed by more than %g%%:", regressed, regressed == 1 ? "" : "s",
@@ -385,34 +485,81 @@ static int verdict(FILE *out, const struct diff *d)
     if (regressed > listed)
         fprintf(out, ", and %zu more", regressed - listed);
     fputc('\n', out);
+    if (d->o->nbase == 1 || d->o->nnow == 1)
+        fputs("(one report on a side: the spread between runs is unknown; repeat the runs and give each with "
+              "--base and --new to judge by it)\n",
+              out);
     return 1;
 }
 
-static int run_diff(const struct options *o, const struct cli_report *b, const struct cli_report *n)
+static void side_load(struct side *s, const char *const *paths, size_t n)
+{
+    s->n = n;
+    s->r = cli_xcalloc(n, sizeof *s->r);
+    s->sorted = cli_xcalloc(n, sizeof *s->sorted);
+    for (size_t i = 0; i < n; i++) {
+        cli_load(&s->r[i], paths[i]);
+        s->sorted[i] = by_name(&s->r[i]);
+    }
+}
+
+static void side_free(struct side *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->sorted[i]);
+        cli_report_free(&s->r[i]);
+    }
+    free(s->sorted);
+    free(s->r);
+}
+
+/* k in every report of side s (into out[]): false when one lacks it. */
+static bool find_all(const struct side *s, const struct cli_kernel *k, const struct cli_kernel **out)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!(out[i] = lookup(s->sorted[i], s->r[i].n_kernels, k)))
+            return false;
+    return true;
+}
+
+static void print_title(const struct side *b, const struct side *n)
+{
+    if (b->n == 1 && n->n == 1) {
+        printf("trlat diff: %s -> %s\n", b->r[0].path, n->r[0].path);
+        return;
+    }
+    printf("trlat diff: %zu report%s -> %zu report%s\n", b->n, b->n == 1 ? "" : "s", n->n, n->n == 1 ? "" : "s");
+    const struct side *sides[] = {b, n};
+    for (int s = 0; s < 2; s++) {
+        printf("  %s:", s ? "new" : "base");
+        for (size_t i = 0; i < sides[s]->n; i++)
+            printf(" %s", sides[s]->r[i].path);
+        putchar('\n');
+    }
+}
+
+static int run_diff(const struct options *o, const struct side *b, const struct side *n)
 {
     struct diff d = {.o = o};
-    const struct cli_kernel **nb = by_name(n), **bb = by_name(b);
     size_t compared = 0;
     compare_totals(&d, b, n);
-    for (size_t i = 0; i < b->n_kernels; i++) {
-        const struct cli_kernel *k = lookup(nb, n->n_kernels, &b->kernels[i]);
-        if (k) {
-            compare_kernel(&d, &b->kernels[i], k);
+    for (size_t i = 0; i < b->r[0].n_kernels; i++) {
+        struct match mt;
+        if (find_all(b, &b->r[0].kernels[i], mt.b) && find_all(n, &b->r[0].kernels[i], mt.n)) {
+            compare_kernel(&d, &mt);
             compared++;
         }
     }
-    printf("trlat diff: %s -> %s\n", b->path, n->path);
+    print_title(b, n);
     describe_tracking(stdout, o);
-    describe_settings(stdout, b, n);
+    describe_settings(stdout, &b->r[0], &n->r[0]);
     putchar('\n');
-    print_totals(stdout, &d, b, n);
+    print_totals(stdout, &d, &b->r[0], &n->r[0]);
     print_kernels(stdout, &d, compared);
-    list_unmatched(stdout, n, bb, b->n_kernels, "added (only in NEW):");
-    list_unmatched(stdout, b, nb, n->n_kernels, "removed (only in BASE):");
-    list_errors(stdout, b, nb, n->n_kernels);
+    list_unmatched(stdout, &n->r[0], b->sorted[0], b->r[0].n_kernels, "added (only in NEW):");
+    list_unmatched(stdout, &b->r[0], n->sorted[0], n->r[0].n_kernels, "removed (only in BASE):");
+    list_errors(stdout, &b->r[0], n->sorted[0], n->r[0].n_kernels);
     int rc = verdict(stdout, &d);
-    free(nb);
-    free(bb);
     free(d.figs);
     return rc;
 }
@@ -443,6 +590,9 @@ static void parse(int argc, char **argv, struct options *o)
                                              {"metric", required_argument, NULL, 'm'},
                                              {"min-launches", required_argument, NULL, 'n'},
                                              {"all", no_argument, NULL, 'a'},
+                                             {"base", required_argument, NULL, 'b'},
+                                             {"new", required_argument, NULL, 'w'},
+                                             {"alpha", required_argument, NULL, 'p'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     int c;
@@ -461,6 +611,21 @@ static void parse(int argc, char **argv, struct options *o)
         case 'a':
             o->all = true;
             break;
+        case 'b':
+        case 'w': {
+            size_t *k = c == 'b' ? &o->nbase : &o->nnow;
+            if (*k == MAX_RUNS)
+                cli_usage_fail("diff", "takes at most %d reports per side", MAX_RUNS);
+            (c == 'b' ? o->base : o->now)[(*k)++] = optarg;
+            break;
+        }
+        case 'p': {
+            char *end;
+            o->alpha = strtod(optarg, &end);
+            if (*end || end == optarg || !(o->alpha > 0 && o->alpha < 1))
+                cli_usage_fail("diff", "--alpha expects a level between 0 and 1 such as 0.05, not '%s'", optarg);
+            break;
+        }
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -468,23 +633,29 @@ static void parse(int argc, char **argv, struct options *o)
             cli_bad_option("diff", c, argv);
         }
     }
+    if (o->nbase || o->nnow) {
+        if (!o->nbase || !o->nnow || optind != argc)
+            cli_usage_fail("diff", "expects --base FILE and --new FILE, each once or more, and no other file");
+        return;
+    }
     if (argc - optind != 2)
         cli_usage_fail("diff", "expects two report files, BASE and NEW");
-    o->base = argv[optind];
-    o->now = argv[optind + 1];
+    o->base[o->nbase++] = argv[optind];
+    o->now[o->nnow++] = argv[optind + 1];
 }
 
 int cli_diff_main(int argc, char **argv)
 {
-    struct options o = {.threshold = 10, .min_launches = 2, .track = {PER_KERNEL | TOTAL, TOTAL, 0, 0, TOTAL}};
+    struct options o = {
+        .threshold = 10, .alpha = 0.05, .min_launches = 2, .track = {PER_KERNEL | TOTAL, TOTAL, 0, 0, TOTAL}};
     parse(argc, argv, &o);
-    struct cli_report b, n;
-    cli_load(&b, o.base);
-    cli_load(&n, o.now);
+    struct side b, n;
+    side_load(&b, o.base, o.nbase);
+    side_load(&n, o.now, o.nnow);
     int rc = run_diff(&o, &b, &n);
     if (fflush(stdout) != 0 || ferror(stdout))
         cli_fail("standard output", "write error");
-    cli_report_free(&b);
-    cli_report_free(&n);
+    side_free(&b);
+    side_free(&n);
     return rc;
 }

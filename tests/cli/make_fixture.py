@@ -463,6 +463,21 @@ def diff_variant(pid, add_py, extra):
     return report({"pid": pid, "rank": None}, p.records)
 
 
+def spread_run(pid, scale):
+    """One run of an unchanged workload on a machine whose speed drifts from
+    process to process: every host time scaled by `scale` (run*.json: the
+    same workload at 0.95..1.13; slow*.json: twice as slow)."""
+    p = Process(pid, seed=pid)
+    p.thread(pid, 7, 1_000_000)
+    add = Kernel("add_kernel", py=int(20000 * scale), driver=int(5000 * scale), gpu=30000, sites=("train.py:42",))
+    mul = Kernel("mul_kernel", py=int(25000 * scale), driver=int(6000 * scale), gpu=20000, sites=("train.py:48",))
+    for _ in range(400):
+        p.launch(pid, add)
+        p.launch(pid, mul)
+    number_launches(p.records)
+    return report({"pid": pid, "rank": None}, p.records)
+
+
 def ranks():
     """Three ranks of one job and the report of all their launches."""
     procs = []
@@ -610,6 +625,10 @@ def main():
              "base.json": diff_variant(100, 60000, "old_kernel"),
              "regressed.json": diff_variant(200, 340000, "new_kernel"),
              "improved.json": diff_variant(300, 40000, "old_kernel")}
+    for i, scale in enumerate((1.00, 1.08, 0.95, 1.13, 0.98, 1.04)):
+        files["run%d.json" % (i + 1)] = spread_run(8001 + i, scale)
+    for i, scale in enumerate((2.0, 2.1, 1.9)):
+        files["slow%d.json" % (i + 1)] = spread_run(8101 + i, scale)
     docs, combined = ranks()
     for i, d in enumerate(docs):
         files["rank%d.json" % i] = d

@@ -154,6 +154,9 @@ test_usage_errors() {
     expect_one_line_error usage-diff-one-file - "$TRLAT" diff "$FIX/base.json"
     expect_one_line_error usage-diff-bad-threshold - "$TRLAT" diff "$FIX/base.json" "$FIX/base.json" --threshold -5
     expect_one_line_error usage-diff-bad-metric - "$TRLAT" diff "$FIX/base.json" "$FIX/base.json" --metric speed
+    expect_one_line_error usage-diff-base-without-new - "$TRLAT" diff --base "$FIX/base.json"
+    expect_one_line_error usage-diff-base-and-files - "$TRLAT" diff --base "$FIX/base.json" --new "$FIX/base.json" "$FIX/base.json"
+    expect_one_line_error usage-diff-bad-alpha - "$TRLAT" diff "$FIX/base.json" "$FIX/base.json" --alpha 2
     expect_one_line_error usage-merge-no-output - "$TRLAT" merge "$FIX/rank0.json"
     expect_one_line_error usage-trace-no-file - "$TRLAT" trace
     expect_one_line_error usage-run-no-command - "$TRLAT" run --stacks
@@ -205,6 +208,9 @@ test_golden() {
     golden diff-firstcall-cold.txt "$FIX" "$TRLAT" diff firstcall_warm.json firstcall.json --all
     golden diff-firstcall-slower.txt "$FIX" "$TRLAT" diff firstcall.json firstcall_slower.json
     golden diff-hooked.txt "$FIX" "$TRLAT" diff hooked0.json hooked1.json
+    golden diff-runs-same.txt "$FIX" "$TRLAT" diff --base run1.json --base run2.json --base run3.json --new run4.json --new run5.json --new run6.json
+    golden diff-runs-slower.txt "$FIX" "$TRLAT" diff --base run1.json --base run2.json --base run3.json --new slow1.json --new slow2.json --new slow3.json
+    golden diff-runs-two-each.txt "$FIX" "$TRLAT" diff --base run1.json --base run2.json --new slow1.json --new slow2.json
     golden trace-hooked0.json "$FIX" "$TRLAT" trace hooked0.json
     golden merge-hooked.json "$FIX" "$TRLAT" merge hooked0.json hooked1.json latectx.json -o -
     "$TRLAT" merge "$FIX/hooked0.json" "$FIX/hooked1.json" "$FIX/latectx.json" -o "$tmp/merged-hooked.json"
@@ -227,6 +233,15 @@ test_diff_exit_codes() {
     expect_rc diff-exit-min-launches 1 "$TRLAT" diff "$FIX/base.json" "$FIX/regressed.json" --metric host --min-launches 1000
     expect_rc diff-exit-other-kernels 0 "$TRLAT" diff "$FIX/basic.json" "$FIX/nocupti.json" --metric host --threshold 1000
     expect_rc diff-exit-errors-not-gated 0 "$TRLAT" diff "$FIX/hooked0.json" "$FIX/hooked1.json" --threshold 1000
+    # repeated runs of one workload on a drifting machine (run1..6: speeds
+    # 0.95..1.13) and of a twice slower one (slow1..3)
+    local b=(--base "$FIX/run1.json" --base "$FIX/run2.json" --base "$FIX/run3.json")
+    expect_rc diff-exit-one-run-each-cries-wolf 1 "$TRLAT" diff "$FIX/run1.json" "$FIX/run4.json"
+    expect_rc diff-exit-runs-same-workload 0 "$TRLAT" diff "${b[@]}" --new "$FIX/run4.json" --new "$FIX/run5.json" --new "$FIX/run6.json"
+    expect_rc diff-exit-runs-twice-slower 1 "$TRLAT" diff "${b[@]}" --new "$FIX/slow1.json" --new "$FIX/slow2.json" --new "$FIX/slow3.json"
+    expect_rc diff-exit-runs-too-few-to-judge 0 "$TRLAT" diff --base "$FIX/run1.json" --base "$FIX/run2.json" --new "$FIX/slow1.json" --new "$FIX/slow2.json"
+    expect_rc diff-exit-runs-alpha 0 "$TRLAT" diff "${b[@]}" --new "$FIX/slow1.json" --new "$FIX/slow2.json" --new "$FIX/slow3.json" --alpha 0.01
+    expect_rc diff-exit-runs-one-new 1 "$TRLAT" diff "${b[@]}" --new "$FIX/slow1.json"
 }
 
 # ---- merge ----
