@@ -93,8 +93,13 @@ def _patch_plain(cls, name, kind):
     if cls in _patched:
         return True
     fn = cls.__dict__.get(name)
-    if getattr(fn, "__code__", None) is None:
-        return False  # inherited, or not a function trlat knows how to wrap
+    if fn is None:
+        return False  # inherited: the class that defines it is patched
+    if getattr(fn, "__code__", None) is None:  # not a Python function: left as it is, said once
+        _say_once(cls.__name__, "%s.%s is not a Python function; the calls through it are timed from "
+                  "the driver only" % (cls.__name__, name))
+        _patched[cls] = fn
+        return True
     setattr(cls, name, _trlat_wrap(fn, kind))
     _patched[cls] = fn
     return True
