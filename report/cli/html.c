@@ -126,7 +126,8 @@ static void legend(FILE *f, double x, double y, const char *color, const char *t
     fputs("</text>\n", f);
 }
 
-/* ---- per-kernel stacked bars: py->drv, driver, gpu per launch ---- */
+/* ---- per-kernel bars: the host's py->drv + driver stacked, the GPU's run
+ * apart below it (asynchronous: it overlaps the host's time, never adds) ---- */
 
 struct part {
     double ns;
@@ -155,17 +156,27 @@ static void bar_row(FILE *f, const struct cli_kernel *k, double y, double scale)
     fputs("</title>", f);
     esc_short(f, k->name);
     fputs("</text>\n", f);
-    double x = LABEL_W;
-    char figures[160] = "", title[160], a[CLI_FMT_LEN];
+    double x = LABEL_W, gx = LABEL_W;
+    char host[160] = "", gpu[64] = "", title[160], a[CLI_FMT_LEN];
     for (int i = 0; i < n; i++) {
         double w = p[i].ns * scale;
         snprintf(title, sizeof title, "%s: %s per launch (median)", p[i].what, cli_fmt_ns(a, p[i].ns));
-        rect(f, x, y + 3, w > 0.5 ? w : 0.5, ROW_H - 6, p[i].color, title);
+        if (p[i].color == color_gpu) { /* its own bar, below the host's */
+            rect(f, LABEL_W, y + ROW_H - 8, w > 0.5 ? w : 0.5, 5, p[i].color, title);
+            gx = LABEL_W + w;
+            snprintf(gpu, sizeof gpu, "gpu %s", a);
+            continue;
+        }
+        rect(f, x, y + 2, w > 0.5 ? w : 0.5, ROW_H - 11, p[i].color, title);
         x += w;
-        size_t len = strlen(figures);
-        snprintf(figures + len, sizeof figures - len, "%s%s", i ? " + " : "", a);
+        size_t len = strlen(host);
+        snprintf(host + len, sizeof host - len, "%s%s", len ? " + " : "host ", a);
     }
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 6, y + 15, n ? figures : "no launch times");
+    double tx = (x > gx ? x : gx) + 6;
+    if (!n)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">no launch times</text>\n", tx, y + 15);
+    else
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s%s%s</text>\n", tx, y + 15, host, *host && *gpu ? "; " : "", gpu);
 }
 
 static void chart_bars(FILE *f, const struct cli_view *v)
@@ -174,13 +185,17 @@ static void chart_bars(FILE *f, const struct cli_view *v)
     bool has_py = false, has_gpu = false;
     for (size_t i = 0; i < v->n; i++) {
         struct part p[3];
-        double sum = 0;
+        double host = 0, gpu = 0;
         for (int j = 0, n = kernel_parts(v->kernels[i], p); j < n; j++) {
-            sum += p[j].ns;
+            if (p[j].color == color_gpu)
+                gpu = p[j].ns;
+            else
+                host += p[j].ns;
             has_py = has_py || p[j].color == color_py;
             has_gpu = has_gpu || p[j].color == color_gpu;
         }
-        max = sum > max ? sum : max;
+        max = host > max ? host : max;
+        max = gpu > max ? gpu : max;
     }
     double scale = max > 0 ? (CHART_W - LABEL_W - VALUE_W) / max : 0;
     fputs("<section>\n<h2>Where a launch's time goes (median per launch)</h2>\n", f);
@@ -192,7 +207,7 @@ static void chart_bars(FILE *f, const struct cli_view *v)
     }
     legend(f, x, 14, color_driver, "driver (launch call)");
     if (has_gpu)
-        legend(f, x + 160, 14, color_gpu, "gpu (kernel run)");
+        legend(f, x + 160, 14, color_gpu, "gpu (kernel run, apart)");
     for (size_t i = 0; i < v->n; i++)
         bar_row(f, v->kernels[i], 26 + (double)i * ROW_H, scale);
     if (v->n == 0)
@@ -438,6 +453,39 @@ static void table(FILE *f, const struct cli_view *v)
     fputs("</section>\n", f);
 }
 
+/* Clicking a column's header sorts the kernel table by it (numbers by
+ * value, their units read; again: the other way); the total row stays last. */
+static const char sort_script[] =
+    "<script>(function () {\n"
+    "  var t = document.getElementById('kernels');\n"
+    "  if (!t || !t.tHead) return;\n"
+    "  var units = {ns: 1e-3, 'µs': 1, ms: 1e3, s: 1e6};\n"
+    "  function key(td) {\n"
+    "    var s = td.textContent.trim(), m = s.match(/^(-?[0-9.,]+)\\s*([a-zµ]*)/);\n"
+    "    if (!m) return s;\n"
+    "    var v = parseFloat(m[1].replace(/,/g, ''));\n"
+    "    return m[2] in units ? v * units[m[2]] : m[2] === 'k' ? v * 1e3 : m[2] === 'M' ? v * 1e6 : v;\n"
+    "  }\n"
+    "  Array.prototype.forEach.call(t.tHead.rows[0].cells, function (th, col) {\n"
+    "    th.style.cursor = 'pointer';\n"
+    "    th.title = 'sort by ' + th.textContent;\n"
+    "    th.addEventListener('click', function () {\n"
+    "      var body = t.tBodies[0], rows = Array.prototype.slice.call(body.rows);\n"
+    "      var total = rows.filter(function (r) { return r.className === 'total'; });\n"
+    "      rows = rows.filter(function (r) { return r.className !== 'total'; });\n"
+    "      var down = th.getAttribute('data-sort') !== 'down';\n"
+    "      rows.sort(function (a, b) {\n"
+    "        var x = key(a.cells[col]), y = key(b.cells[col]);\n"
+    "        var c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));\n"
+    "        return down ? -c : c;\n"
+    "      });\n"
+    "      Array.prototype.forEach.call(t.tHead.rows[0].cells, function (h) { h.removeAttribute('data-sort'); });\n"
+    "      th.setAttribute('data-sort', down ? 'down' : 'up');\n"
+    "      rows.concat(total).forEach(function (r) { body.appendChild(r); });\n"
+    "    });\n"
+    "  });\n"
+    "})();</script>\n";
+
 void cli_render_html(FILE *f, const struct cli_view *v)
 {
     head(f, v->r);
@@ -447,5 +495,6 @@ void cli_render_html(FILE *f, const struct cli_view *v)
     chart_starved(f, v);
     table(f, v);
     where(f, v);
+    fputs(sort_script, f);
     fputs("</body>\n</html>\n", f);
 }

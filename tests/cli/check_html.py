@@ -5,9 +5,10 @@ size and non-empty marks, the kernel table, and no console errors.
 
 usage: check_html.py PAGE.html CHARTS
 
-A copy of the page gets two probe scripts (the page itself has none): one at
-the top of <head> that records errors and console.error calls, one at the end
-of <body> that measures the charts and writes the results into the DOM, which
+A copy of the page gets two probe scripts: one at the top of <head> that
+records errors and console.error calls, one at the end of <body> that
+measures the charts, clicks the kernel table's first header twice (the
+page's own script sorts it) and writes the results into the DOM, which
 --dump-dom prints. Chromium's own console log (--enable-logging) is scanned
 too. Prints one line; exit 0 if good, 1 if not, 3 if no Chromium is installed.
 """
@@ -42,11 +43,30 @@ TAIL_PROBE = """<script>(function () {
     var r = t.getBoundingClientRect();
     return r.width > 0 && r.height > 0 ? t.rows.length : 0;
   }
+  /* the kernel table sorted by a click on its first header (launches), then
+   * again: descending, then the reverse, the total row last both times */
+  var sorted = null;
+  if (table && table.tHead) {
+    var body = table.tBodies[0], th = table.tHead.rows[0].cells[0];
+    var col = function () {
+      return Array.prototype.map.call(body.rows, function (r) {
+        return r.className === 'total' ? 'total' : parseInt(r.cells[0].textContent.replace(/,/g, ''), 10);
+      });
+    };
+    th.click();
+    var first = col();
+    th.click();
+    var second = col();
+    var nums = first.slice(0, -1);
+    sorted = first[first.length - 1] === 'total' && second[second.length - 1] === 'total' &&
+      nums.every(function (v, i) { return i === 0 || nums[i - 1] >= v; }) &&
+      JSON.stringify(second.slice(0, -1)) === JSON.stringify(nums.slice().reverse());
+  }
   var pre = document.createElement('pre');
   pre.id = 'trlat-probe';
   var mark = 'TRLAT' + '-PROBE';  /* split: the marker must not appear in this source */
   pre.textContent = mark + JSON.stringify({charts: charts, errors: window.__trlatErrors,
-    rows: table ? table.rows.length : 0, sites: shown('sites'), fallbacks: shown('fallbacks'),
+    rows: table ? table.rows.length : 0, sites: shown('sites'), fallbacks: shown('fallbacks'), sorted: sorted,
     title: document.title}) + mark;
   document.body.appendChild(pre);
 })();</script>"""
@@ -101,6 +121,8 @@ def main():
             problems.append("chart %s is empty (%gx%g, %d marks)" % (c["id"], c["width"], c["height"], c["marks"]))
     if r["rows"] < 3:
         problems.append("kernel table has %d rows" % r["rows"])
+    if r["sorted"] is not True:
+        problems.append("the kernel table did not sort by launches on a click of its header")
     if len(sys.argv) == 4:  # the call sites and fallbacks tables, laid out with their rows
         sites, fallbacks = (int(x) for x in sys.argv[3].split(","))
         if r["sites"] != sites or r["fallbacks"] != fallbacks:
@@ -111,7 +133,7 @@ def main():
     if problems:
         print("; ".join(problems))
         return 1
-    print("rendered by %s: %s; table %d rows, sites %d, fallbacks %d; no console errors" % (
+    print("rendered by %s: %s; table %d rows (sorts on a click), sites %d, fallbacks %d; no console errors" % (
         os.path.basename(chrome), ", ".join("%s %gx%g" % (c["id"], c["width"], c["height"]) for c in charts),
         r["rows"], r["sites"], r["fallbacks"]))
     return 0
