@@ -51,6 +51,11 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
 CLI_SRCS := $(wildcard report/cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_LIBS := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson) -lm
+# CLI_STATIC=1 (the wheel's build, pyproject.toml): jansson linked in, so
+# that the installed CLI needs nothing beyond libc
+ifeq ($(CLI_STATIC),1)
+CLI_LIBS := -Wl,-Bstatic -ljansson -Wl,-Bdynamic -lm
+endif
 
 all: $(BUILD)/libtrlat.so $(BUILD)/trlat
 

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 pkgs=(build-essential pkg-config check libsubunit-dev libunwind-14-dev libjansson-dev
-      python3 g++ clang libclang-rt-dev clang-format)
+      python3 python3-venv cmake g++ clang libclang-rt-dev clang-format)
+# python3-venv, cmake: the wheel's build (pip install ., scripts/check-wheel.sh)
 # libunwind-14-dev: LLVM's libunwind.a is PIC and goes into libtrlat.so (it
 # replaces libunwind-dev, whose archive is not PIC).
 # The HTML report test renders the page in headless Chromium.

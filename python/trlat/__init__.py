@@ -12,8 +12,9 @@ raises NotLoaded, which says how to start it.
 """
 import contextlib
 import ctypes
+import os
 
-__all__ = ["NotLoaded", "active", "pause", "resume", "paused", "fastpath", "flush", "report_path"]
+__all__ = ["NotLoaded", "active", "pause", "resume", "paused", "fastpath", "flush", "report_path", "library_path"]
 
 
 class NotLoaded(RuntimeError):
@@ -94,3 +95,11 @@ def flush():
     replaces it) and returns its path; None when none was written (nothing
     launched yet, or the write failed: said on stderr)."""
     return report_path() if _api().trlat_api_flush() == 0 else None
+
+
+def library_path():
+    """The libtrlat.so of this install (to preload by hand), or None."""
+    from .__main__ import cli_path
+    cli = cli_path()
+    lib = os.path.join(os.path.dirname(cli), "libtrlat.so") if cli else None
+    return lib if lib and os.path.exists(lib) else None
