@@ -222,13 +222,14 @@ static void chart_bars(FILE *f, const struct cli_view *v)
 #define HIST_PLOT_H 160
 #define HIST_LEFT 60
 
-static void hist_range(const struct cli_agg *a, unsigned *lo, unsigned *hi, uint64_t *max)
+static void hist_range(const struct cli_stat *driver, const struct cli_stat *py, unsigned *lo, unsigned *hi,
+                       uint64_t *max)
 {
     *lo = TRLAT_HIST_BUCKETS;
     *hi = 0;
     *max = 0;
     for (unsigned i = 0; i < TRLAT_HIST_BUCKETS; i++) {
-        uint64_t d = a->driver.s.hist[i], p = a->py.set ? a->py.s.hist[i] : 0;
+        uint64_t d = driver->set ? driver->s.hist[i] : 0, p = py->set ? py->s.hist[i] : 0;
         if (!d && !p)
             continue;
         *lo = i < *lo ? i : *lo;
@@ -241,56 +242,56 @@ static void hist_range(const struct cli_agg *a, unsigned *lo, unsigned *hi, uint
 /* Bar heights are log(1 + count) over log(1 + max): a 436 ms first call
  * stays visible beside thousands of fast launches. */
 static void hist_bars(FILE *f, const struct trlat_stat *s, unsigned lo, unsigned hi, double slot, double off,
-                      double lmax, const char *color, const char *what)
+                      double lmax, int ph, const char *color, const char *what)
 {
     char title[160], a[CLI_FMT_LEN], b[CLI_FMT_LEN], c[CLI_FMT_LEN];
     for (unsigned i = lo; i <= hi; i++) {
         if (!s->hist[i])
             continue;
-        double h = log1p((double)s->hist[i]) / lmax * HIST_PLOT_H;
+        double h = log1p((double)s->hist[i]) / lmax * ph;
         h = h < 1 ? 1 : h;
         uint64_t upper = i + 1 < TRLAT_HIST_BUCKETS ? trlat_hist_lower(i + 1) : s->max + 1;
         snprintf(title, sizeof title, "%s %s to %s: %s launches", what, cli_fmt_ns(a, (double)trlat_hist_lower(i)),
                  cli_fmt_ns(b, (double)upper), cli_fmt_count(c, s->hist[i]));
-        rect(f, HIST_LEFT + (i - lo) * slot + off, HIST_TOP + HIST_PLOT_H - h, slot / 2 > 1 ? slot / 2 : 1, h, color,
-             title);
+        rect(f, HIST_LEFT + (i - lo) * slot + off, HIST_TOP + ph - h, slot / 2 > 1 ? slot / 2 : 1, h, color, title);
     }
 }
 
-static void hist_tick(FILE *f, unsigned i, unsigned lo, double slot)
+static void hist_tick(FILE *f, unsigned i, unsigned lo, double slot, int ph)
 {
     char a[CLI_FMT_LEN];
     double x = HIST_LEFT + (i - lo) * slot;
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#8c96a3\"/>\n", x, HIST_TOP + HIST_PLOT_H, x,
-            HIST_TOP + HIST_PLOT_H + 5);
-    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, HIST_TOP + HIST_PLOT_H + 19,
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#8c96a3\"/>\n", x, HIST_TOP + ph, x,
+            HIST_TOP + ph + 5);
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, HIST_TOP + ph + 19,
             cli_fmt_ns(a, (double)trlat_hist_lower(i)));
 }
 
 /* Ticks where powers of two begin (every k-th, at most about 12). */
-static void hist_axis(FILE *f, unsigned lo, unsigned hi, double slot)
+static void hist_axis(FILE *f, unsigned lo, unsigned hi, double slot, int ph)
 {
     const unsigned L = TRLAT_HIST_LINEAR, S = TRLAT_HIST_SUB;
     unsigned first = lo <= L ? L : L + (lo - L + S - 1) / S * S;
     unsigned powers = hi >= first ? (hi - first) / S + 1 : 0;
-    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#8c96a3\"/>\n", HIST_LEFT,
-            HIST_TOP + HIST_PLOT_H, CHART_W - 10, HIST_TOP + HIST_PLOT_H);
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#8c96a3\"/>\n", HIST_LEFT, HIST_TOP + ph,
+            CHART_W - 10, HIST_TOP + ph);
     if (lo < L)
-        hist_tick(f, lo, lo, slot);
+        hist_tick(f, lo, lo, slot, ph);
     for (unsigned i = first; i <= hi; i += S * (1 + powers / 12))
-        hist_tick(f, i, lo, slot);
+        hist_tick(f, i, lo, slot, ph);
 }
 
-static void chart_hist(FILE *f, const struct cli_view *v)
+/* One histogram of driver and py->drv time per launch: its svg (id, height
+ * h, plot height ph). */
+static void hist_svg(FILE *f, const char *id, const char *label, const struct cli_stat *driver,
+                     const struct cli_stat *py, int h, int ph)
 {
-    const struct cli_agg *a = &v->all;
     unsigned lo, hi;
     uint64_t max;
-    hist_range(a, &lo, &hi, &max);
-    fputs("<section>\n<h2>Host time per launch (all kernels)</h2>\n", f);
-    svg_open(f, "chart-hist", HIST_H, "histogram of per-launch host time");
+    hist_range(driver, py, &lo, &hi, &max);
+    svg_open(f, id, h, label);
     legend(f, HIST_LEFT, 14, color_driver, "driver (launch call)");
-    if (a->py.set)
+    if (py->set)
         legend(f, HIST_LEFT + 170, 14, color_py, "py→drv (Python call to driver entry)");
     if (max == 0) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no launch times recorded</text>\n", HIST_LEFT, HIST_TOP + 40);
@@ -300,14 +301,48 @@ static void chart_hist(FILE *f, const struct cli_view *v)
         char m[CLI_FMT_LEN];
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", HIST_LEFT - 6, HIST_TOP + 10,
                 cli_fmt_count(m, max));
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", HIST_LEFT - 6, HIST_TOP + HIST_PLOT_H);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", HIST_LEFT - 6, HIST_TOP + ph);
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">launches (log)</text>\n", CHART_W - 10, 14);
-        hist_bars(f, &a->driver.s, lo, hi, slot, 0, lmax, color_driver, "driver");
-        if (a->py.set)
-            hist_bars(f, &a->py.s, lo, hi, slot, slot / 2, lmax, color_py, "py→drv");
-        hist_axis(f, lo, hi, slot);
+        hist_bars(f, &driver->s, lo, hi, slot, 0, lmax, ph, color_driver, "driver");
+        if (py->set)
+            hist_bars(f, &py->s, lo, hi, slot, slot / 2, lmax, ph, color_py, "py→drv");
+        hist_axis(f, lo, hi, slot, ph);
     }
-    fputs("</svg>\n</section>\n", f);
+    fputs("</svg>\n", f);
+}
+
+static void chart_hist(FILE *f, const struct cli_view *v)
+{
+    fputs("<section>\n<h2>Host time per launch (all kernels)</h2>\n", f);
+    hist_svg(f, "chart-hist", "histogram of per-launch host time", &v->all.driver, &v->all.py, HIST_H, HIST_PLOT_H);
+    fputs("</section>\n", f);
+}
+
+/* The same for each kernel shown with launch times (at most KERNEL_HISTS),
+ * its own axis each: a kernel's spread, and a first call's outlier, at a
+ * glance. */
+#define KERNEL_HISTS 8
+#define KHIST_H 140
+#define KHIST_PLOT_H 80
+
+static void chart_kernel_hists(FILE *f, const struct cli_view *v)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < v->n && shown < KERNEL_HISTS; i++) {
+        const struct cli_kernel *k = v->kernels[i];
+        if (!k->driver.set || !k->driver.s.count)
+            continue;
+        if (!shown++)
+            fputs("<section>\n<h2>Host time per launch, by kernel</h2>\n", f);
+        fputs("<h3>", f);
+        esc(f, k->name);
+        fputs("</h3>\n", f);
+        char id[32];
+        snprintf(id, sizeof id, "chart-hist-%zu", shown);
+        hist_svg(f, id, "histogram of the kernel's per-launch host time", &k->driver, &k->py, KHIST_H, KHIST_PLOT_H);
+    }
+    if (shown)
+        fputs("</section>\n", f);
 }
 
 /* ---- starved share ---- */
@@ -492,6 +527,7 @@ void cli_render_html(FILE *f, const struct cli_view *v)
     intro(f, v);
     chart_bars(f, v);
     chart_hist(f, v);
+    chart_kernel_hists(f, v);
     chart_starved(f, v);
     table(f, v);
     where(f, v);

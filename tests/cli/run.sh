@@ -427,7 +427,7 @@ test_trace() {
 test_html() {
     local f charts msg status
     # NAME:CHARTS:SITE_ROWS,FALLBACK_ROWS (the call sites and fallbacks tables)
-    for f in basic:3:4,3 nocupti:2:4,0 hooked1:3:3,0; do
+    for f in basic:7:4,3 nocupti:5:4,0 hooked1:6:3,0; do
         where=${f##*:}
         f=${f%:*}
         charts=${f#*:}
