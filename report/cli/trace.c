@@ -16,7 +16,7 @@
 /* GPU "processes" get ids above any Linux pid (pid_max <= 2^22). */
 #define GPU_PID_BASE 0x40000000u
 
-static const char usage_text[] = "usage: trlat trace FILE [-o OUT.json]\n"
+static const char usage_text[] = "usage: trlat trace FILE [-o OUT.json] [--format chrome|kineto]\n"
                                  "\n"
                                  "Writes the per-launch events a run kept (TRLAT_TRACE=N) as Chrome trace event\n"
                                  "JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: host launch spans per\n"
@@ -25,7 +25,13 @@ static const char usage_text[] = "usage: trlat trace FILE [-o OUT.json]\n"
                                  "and arrows from each launch to its GPU kernel. Merged reports put each\n"
                                  "process on the same time axis (by its clock epoch).\n"
                                  "\n"
-                                 "  -o, --output OUT  where to write the trace (default: standard output)\n";
+                                 "  -o, --output OUT  where to write the trace (default: standard output)\n"
+                                 "  --format kineto   in the PyTorch profiler's (Kineto's) conventions instead,\n"
+                                 "                    which HolisticTraceAnalysis and TensorBoard read: launches\n"
+                                 "                    as cuda_runtime cudaLaunchKernel events, kernels as kernel\n"
+                                 "                    events on pid = device and tid = stream, ac2g flows, the\n"
+                                 "                    correlation in args, distributedInfo.rank; one process's\n"
+                                 "                    report (not a merge: one trace file per rank)\n";
 
 struct proc {
     uint64_t pid, offset;
@@ -51,7 +57,7 @@ struct launch_ref {
 struct cli_trace {
     const struct cli_report *r;
     FILE *f;
-    bool first;
+    bool first, kineto;
     struct cli_origin *origins;
     struct proc *procs;
     size_t n_procs;
@@ -350,6 +356,89 @@ static void write_gpu(struct cli_trace *t, const struct cli_report *r, const str
         write_flow(t, r, e, k);
 }
 
+/* ---- Kineto's conventions (--format kineto) ---- */
+
+static void kineto_names(struct cli_trace *t)
+{
+    const struct cli_origin *o = t->procs[0].origin;
+    meta(t, o->pid, 0, "process_name", o->argv0 ? o->argv0 : "process", 0);
+    uint64_t last_dev = UINT64_MAX;
+    for (size_t i = 0; i < t->n_tracks; i++) {
+        const struct track *k = &t->tracks[i];
+        char name[96];
+        if (k->device != last_dev) {
+            snprintf(name, sizeof name, "GPU %llu", (unsigned long long)k->device);
+            meta(t, k->device, 0, "process_name", name, 1 + k->device);
+            last_dev = k->device;
+        }
+        if (!k->device_wide && !k->starved) {
+            snprintf(name, sizeof name, "stream %llu", (unsigned long long)k->stream);
+            meta(t, k->device, k->stream, "thread_name", name, k->stream);
+        }
+    }
+}
+
+/* A launch: the runtime API event Kineto writes for one (HTA counts
+ * cudaLaunchKernel events), whichever driver entry point made it; the
+ * kernel in args. No "stream" arg: HTA takes an event with one for a GPU
+ * event. */
+static void kineto_launch(struct cli_trace *t, const struct cli_event *e)
+{
+    uint64_t pid = event_pid(t->r, e), tid = e->tid.v, off = offset_of(t, pid);
+    if (e->py.set && e->py.v <= e->start) {
+        begin(t, "X", "python_function", pid, tid);
+        span(t, e->kernel, " (python)", off, e->py.v, e->end);
+        fprintf(t->f, ",\"args\":{\"py_to_driver_ns\":%llu}}", (unsigned long long)(e->start - e->py.v));
+    }
+    begin(t, "X", "cuda_runtime", pid, tid);
+    span(t, "cudaLaunchKernel", NULL, off, e->start, e->end);
+    fputs(",\"args\":{", t->f);
+    if (e->corr.set)
+        fprintf(t->f, "\"correlation\":%llu,", (unsigned long long)e->corr.v);
+    fputs("\"kernel\":", t->f);
+    cli_json_str(t->f, e->kernel);
+    if (e->stream_handle) {
+        fputs(",\"cuda_stream\":", t->f);
+        cli_json_str(t->f, e->stream_handle);
+    }
+    fputs("}}", t->f);
+    if (e->corr.set) { /* the flow's start, inside the launch */
+        begin(t, "s", "ac2g", pid, tid);
+        fprintf(t->f, ",\"name\":\"ac2g\",\"id\":%llu,\"ts\":", (unsigned long long)e->corr.v);
+        cli_json_us(t->f, cli_add_sat(e->start, off));
+        fputc('}', t->f);
+    }
+}
+
+static void kineto_gpu(struct cli_trace *t, const struct cli_event *e)
+{
+    uint64_t off = offset_of(t, event_pid(t->r, e));
+    if (e->kind == CLI_EV_STARVED) { /* trlat's own: no stream or correlation arg (not a kernel to HTA) */
+        begin(t, "X", "trlat_starved", e->device.v, e->scope && strcmp(e->scope, "device") == 0 ? 0 : e->stream.v);
+        span(t, "starved before ", e->kernel, off, e->start, e->end);
+        fprintf(t->f, ",\"args\":{\"device\":%llu,\"kernel\":", (unsigned long long)e->device.v);
+        cli_json_str(t->f, e->kernel);
+        fputs("}}", t->f);
+        return;
+    }
+    begin(t, "X", "kernel", e->device.v, e->stream.v);
+    span(t, e->kernel, NULL, off, e->start, e->end);
+    fprintf(t->f, ",\"args\":{\"device\":%llu,\"stream\":%llu", (unsigned long long)e->device.v,
+            (unsigned long long)e->stream.v);
+    if (e->corr.set)
+        fprintf(t->f, ",\"correlation\":%llu", (unsigned long long)e->corr.v);
+    fputs("}}", t->f);
+    if (e->corr.set) {
+        struct launch_ref key = {event_pid(t->r, e), e->corr.v, 0, 0, 0};
+        if (bsearch(&key, t->launches, t->n_launches, sizeof key, cmp_launch)) {
+            begin(t, "f", "ac2g", e->device.v, e->stream.v);
+            fprintf(t->f, ",\"name\":\"ac2g\",\"id\":%llu,\"bp\":\"e\",\"ts\":", (unsigned long long)e->corr.v);
+            cli_json_us(t->f, cli_add_sat(e->start, off));
+            fputc('}', t->f);
+        }
+    }
+}
+
 struct cli_trace *cli_trace_index(const struct cli_report *r, char *err, size_t errlen)
 {
     struct cli_trace *t = cli_xcalloc(1, sizeof *t);
@@ -393,14 +482,26 @@ int cli_trace_write(struct cli_trace *t, FILE *f, char *err, size_t errlen)
     t->f = f;
     t->first = true;
     t->flow_id = 0;
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-    process_names(t);
+    if (t->kineto) {
+        const struct cli_origin *o = t->procs[0].origin;
+        /* "rank": N with a space: HTA finds a file's rank with that pattern */
+        fprintf(
+            f,
+            "{\"schemaVersion\":1,\"distributedInfo\": {\"rank\": %llu},\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
+            (unsigned long long)(o->rank.set ? o->rank.v : 0));
+        kineto_names(t);
+    } else {
+        fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+        process_names(t);
+    }
     struct cli_events it;
     struct cli_event e;
     int got;
     cli_events_open(&it, t->r);
     while ((got = cli_events_next(&it, &e, err, errlen)) > 0) {
-        if (e.kind == CLI_EV_LAUNCH)
+        if (t->kineto)
+            e.kind == CLI_EV_LAUNCH ? kineto_launch(t, &e) : kineto_gpu(t, &e);
+        else if (e.kind == CLI_EV_LAUNCH)
             write_launch(t, t->r, &e);
         else
             write_gpu(t, t->r, &e);
@@ -423,7 +524,27 @@ void cli_trace_free(struct cli_trace *t)
 
 int cli_trace_main(int argc, char **argv)
 {
-    const char *outpath = cli_parse_output_only("trace", usage_text, argc, argv);
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    static const char *const formats[] = {"chrome", "kineto", NULL};
+    const char *outpath = NULL;
+    bool kineto = false;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if (c == 'o') {
+            outpath = optarg;
+        } else if (c == 'f') {
+            kineto = cli_parse_word("trace", "--format", optarg, formats) == 1;
+        } else {
+            cli_bad_option("trace", c, argv);
+        }
+    }
     if (optind != argc - 1)
         cli_usage_fail("trace", optind >= argc ? "no report file given" : "expects one report file");
     struct cli_report r;
@@ -436,6 +557,12 @@ int cli_trace_main(int argc, char **argv)
     if (cli_trace_events(t) == 0)
         cli_fail(r.path, "has no per-launch events; rerun with TRLAT_TRACE=N (e.g. TRLAT_TRACE=10000, or "
                          "trlat run --trace=10000) to keep the last N launches");
+    if (kineto && t->n_procs != 1)
+        cli_fail(r.path,
+                 "merges %zu processes; a Kineto trace is one process's (one file per rank): run trlat "
+                 "trace --format kineto on each rank's report",
+                 t->n_procs);
+    t->kineto = kineto;
     FILE *f = cli_open_out(outpath);
     if (cli_trace_write(t, f, err, sizeof err) != 0)
         cli_fail(r.path, "%s (reading its events again to write the trace)", err);

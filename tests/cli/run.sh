@@ -159,6 +159,7 @@ test_usage_errors() {
     expect_one_line_error usage-diff-bad-alpha - "$TRLAT" diff "$FIX/base.json" "$FIX/base.json" --alpha 2
     expect_one_line_error usage-merge-no-output - "$TRLAT" merge "$FIX/rank0.json"
     expect_one_line_error usage-trace-no-file - "$TRLAT" trace
+    expect_one_line_error usage-trace-bad-format - "$TRLAT" trace "$FIX/basic.json" --format nsys
     expect_one_line_error usage-run-no-command - "$TRLAT" run --stacks
     expect_one_line_error usage-run-bad-cupti - "$TRLAT" run --cupti=maybe -- true
     expect_one_line_error usage-run-bad-trace - "$TRLAT" run --trace=-1 -- true
@@ -216,6 +217,8 @@ test_golden() {
     "$TRLAT" merge "$FIX/hooked0.json" "$FIX/hooked1.json" "$FIX/latectx.json" -o "$tmp/merged-hooked.json"
     golden report-text-merged-hooked.txt "$tmp" "$TRLAT" report merged-hooked.json
     golden trace-merged-hooked.json "$tmp" "$TRLAT" trace merged-hooked.json
+    golden trace-kineto-hooked1.json "$FIX" "$TRLAT" trace hooked1.json --format kineto
+    expect_one_line_error trace-kineto-merged - "$TRLAT" trace "$tmp/merged-hooked.json" --format kineto
 }
 
 # ---- diff ----
