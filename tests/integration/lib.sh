@@ -35,6 +35,20 @@ expect() {
 # the one report in $WORK matching a glob
 report_of() { ls $1 2>/dev/null | head -1; }
 
+# other_pythons PY: the distinct CPython 3.9+ interpreters on this machine
+# besides PY (python3.9 .. python3.13 on PATH, pyenv's), one per line.
+other_pythons() {
+    local seen cand opy
+    seen=" $(readlink -f "$1") "
+    for cand in python3.9 python3.10 python3.11 python3.12 python3.13 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
+        opy=$("$cand" -c 'import sys; assert sys.version_info >= (3, 9); print(sys.executable)' 2>/dev/null) || continue
+        opy=$(readlink -f "$opy")
+        case "$seen" in *" $opy "*) continue ;; esac
+        seen="$seen$opy "
+        echo "$opy"
+    done
+}
+
 # find_pythons MINOR: the distinct interpreters (their sys.executable) of
 # version 3.MINOR or later among python3 (or $PYTHON), python3.12 and
 # python3.13, on PATH or under pyenv; one per line, in that order.

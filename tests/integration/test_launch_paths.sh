@@ -70,11 +70,7 @@ check_python "$PY" "fast path on" TRLAT_FASTPATH=1
 
 # Other CPython versions here (3.12 and 3.13 read sites from the running
 # interpreter frames once both walks agreed): the same answers.
-seen=" $(readlink -f "$PY") "
-for cand in python3.9 python3.10 python3.11 python3.12 python3.13 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
-    OPY=$("$cand" -c 'import sys; assert sys.version_info >= (3, 9); print(sys.executable)' 2>/dev/null) || continue
-    OPY=$(readlink -f "$OPY")
-    case "$seen" in *" $OPY "*) continue ;; esac
-    seen="$seen$OPY "
+mapfile -t others < <(other_pythons "$PY")
+for OPY in "${others[@]}"; do
     check_python "$OPY" "$("$OPY" -c 'import sys; print("python%d.%d.%d" % sys.version_info[:3])')"
 done

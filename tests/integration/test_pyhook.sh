@@ -163,12 +163,8 @@ expect "TRLAT_DISABLE=1: same output, no report" "$rc:$(cat "$WORK/d.out"):$(ls 
 # Other CPython versions found on this machine (3.9+, on PATH or under
 # pyenv; none: nothing checked here): the wrapper type, the patched class's
 # behaviour and the timings.
-seen=" $(readlink -f "$PY") "
-for cand in python3.9 python3.10 python3.11 python3.12 python3.13 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3; do
-    OPY=$("$cand" -c 'import sys; assert sys.version_info >= (3, 9); print(sys.executable)' 2>/dev/null) || continue
-    OPY=$(readlink -f "$OPY")
-    case "$seen" in *" $OPY "*) continue ;; esac
-    seen="$seen$OPY "
+mapfile -t others < <(other_pythons "$PY")
+for OPY in "${others[@]}"; do
     other=$("$OPY" -c 'import sys; print("python%d.%d.%d" % sys.version_info[:3])')
     "$OPY" "$PROG" identity 1 >"$WORK/o-plain.out" 2>&1
     TRLAT_OUTPUT="$WORK/o-id.json" LD_PRELOAD=$LIB "$OPY" "$PROG" identity 1 >"$WORK/o-id.out" 2>&1
