@@ -87,17 +87,19 @@ def _patch_subscript(cls, version, kind=GETITEM):
     return True
 
 
-def _patch_plain(cls, name, kind):
+def _patch_plain(cls, name, kind, say=True):
     """cls.name, any plain function, wrapped to time the outermost call: the
-    wrapper passes every argument through as it came."""
+    wrapper passes every argument through as it came. Anything else there
+    (a staticmethod, a C function) is left as it is, said once when say."""
     if cls in _patched:
         return True
     fn = cls.__dict__.get(name)
     if fn is None:
         return False  # inherited: the class that defines it is patched
-    if getattr(fn, "__code__", None) is None:  # not a Python function: left as it is, said once
-        _say_once(cls.__name__, "%s.%s is not a Python function; the calls through it are timed from "
-                  "the driver only" % (cls.__name__, name))
+    if getattr(fn, "__code__", None) is None:
+        if say:
+            _say_once(cls.__name__, "%s.%s is not a Python function; the calls through it are timed from "
+                      "the driver only" % (cls.__name__, name))
         _patched[cls] = fn
         return True
     setattr(cls, name, _trlat_wrap(fn, kind))
@@ -114,7 +116,7 @@ def _patch_entry(cls):
         f = getattr(sys.modules.get(mod), "__file__", None)
         if f and "/" in f:
             _trlat_site_rule(False, f[:f.rfind("/") + 1])  # Inductor's runtime: no call site in it
-    _patch_plain(cls, "run", ENTRY)
+    _patch_plain(cls, "run", ENTRY, say=False)  # a library's own design: nothing to say
 
 
 def _subclasses(root):
