@@ -391,16 +391,17 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
     ak->tag = 0;
     fp_key_u64(k, FP_T_PARAM | (uint64_t)j << 8);
     if (P->constexpr_) {
-        if (fpy.t_tl_dtype && FP_TYPE(v) == fpy.t_tl_dtype) {
-            int ok = 1;
-            add_ref(c, v, &ok);
-            if (!ok)
-                return FP_R_ARGTYPE;
-            fp_key_u64(k, FP_T_OBJECT);
-            fp_key_u64(k, (uint64_t)(uintptr_t)v);
+        if (key_value(k, v) == 0) /* writes nothing when it fails */
             return 0;
-        }
-        return key_value(k, v) ? FP_R_ARGTYPE : 0;
+        if (!fpy.t_tl_dtype || FP_TYPE(v) != fpy.t_tl_dtype)
+            return FP_R_ARGTYPE;
+        int ok = 1;
+        add_ref(c, v, &ok);
+        if (!ok)
+            return FP_R_ARGTYPE;
+        fp_key_u64(k, FP_T_OBJECT);
+        fp_key_u64(k, (uint64_t)(uintptr_t)v);
+        return 0;
     }
     struct fp_want *w = &c->want[c->nwant];
     w->arg = (uint16_t)j;

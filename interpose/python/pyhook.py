@@ -29,6 +29,7 @@ JIT, AUTOTUNER, HEURISTICS, GETITEM, ENTRY, LAUNCHER, COMPILED_GETITEM = 0, 1, 2
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 
 _patched = {}    # class -> original run
+_subclass_hooked = set()  # KernelInterface classes whose __init_subclass__ patches
 _refused = False
 _busy = False
 _said = set()
@@ -113,9 +114,9 @@ def _patch_entry(cls):
     if mod == "triton" or mod.startswith("triton."):
         return  # Triton's own: patched by name
     if mod.startswith("torch._inductor.runtime."):
-        f = getattr(sys.modules.get(mod), "__file__", None)
-        if f and "/" in f:
-            _trlat_site_rule(False, f[:f.rfind("/") + 1])  # Inductor's runtime: no call site in it
+        d = _dir_of(getattr(sys.modules.get(mod), "__file__", None))
+        if d:
+            _trlat_site_rule(False, d)  # Inductor's runtime: no call site in it
     _patch_plain(cls, "run", ENTRY, say=False)  # a library's own design: nothing to say
 
 
@@ -132,7 +133,7 @@ def _subclasses(root):
 def _hook_subclasses(ki):
     """Patches the KernelInterface subclasses there are, and makes
     KernelInterface patch each one defined later, when it is defined."""
-    if ki is None or "_trlat_subclass_hook" in ki.__dict__:
+    if ki is None or ki in _subclass_hooked:
         return
     prev = ki.__dict__.get("__init_subclass__")
 
@@ -147,7 +148,7 @@ def _hook_subclasses(ki):
             pass
 
     ki.__init_subclass__ = classmethod(__init_subclass__)
-    ki._trlat_subclass_hook = True
+    _subclass_hooked.add(ki)
     for c in _subclasses(ki):
         _patch_entry(c)
 
@@ -156,9 +157,9 @@ def _library_rules():
     """Files that are not the program's own: the interpreter's library,
     installed packages, Inductor's generated code."""
     osmod = sys.modules.get("os")
-    f = getattr(osmod, "__file__", None)
-    if f and "/" in f:
-        _trlat_site_rule(True, f[:f.rfind("/") + 1])
+    d = _dir_of(getattr(osmod, "__file__", None))
+    if d:
+        _trlat_site_rule(True, d)
     for r in ("*/site-packages/", "*/dist-packages/", "*/torchinductor_"):
         _trlat_site_rule(True, r)
     d = getattr(osmod, "environ", {}).get("TORCHINDUCTOR_CACHE_DIR")
@@ -198,6 +199,11 @@ def _subscript_lambda(code):
     return lam
 
 
+def _dir_of(path):
+    """A file's directory with its trailing slash, or None."""
+    return path[:path.rfind("/") + 1] if path and "/" in path else None
+
+
 def _version(triton):
     v = getattr(triton, "__version__", None)
     return v if isinstance(v, str) else "unknown"
@@ -225,8 +231,9 @@ def _poll():
         f = getattr(triton, "__file__", None) or getattr(jit, "__file__", None) or ""
         if getattr(triton, "__file__", None) is None:
             f = f[:f.rfind("/")]  # .../triton/runtime/jit.py -> .../triton/runtime
-        if "/" in f:
-            _trlat_site_rule(False, f[:f.rfind("/") + 1])
+        d = _dir_of(f)
+        if d:
+            _trlat_site_rule(False, d)  # Triton's package: no call site in it
         _library_rules()
         _patch(jitfn, JIT, ("grid", "warmup"), "JITFunction", version)
         _patch_subscript(getattr(jit, "KernelInterface", None), version)

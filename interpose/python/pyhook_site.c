@@ -152,6 +152,19 @@ static void *frame_running(void)
     return *(void *const *)cf;
 }
 
+/* One frame of a walk out: the kernel's site is the first frame outside the
+ * runtime, the user's the first of the program's own, where the walk ends
+ * (returns 1). */
+static inline int walk_step(const struct trlat_pysite_hit *hit, uint64_t *kernel, uint64_t *user)
+{
+    if (hit->level != TRLAT_PYSITE_RUNTIME && !*kernel)
+        *kernel = hit->site;
+    if (hit->level != TRLAT_PYSITE_USER)
+        return 0;
+    *user = hit->site;
+    return 1;
+}
+
 /* Both sites from the interpreter frames (FR on), learning each frame not
  * seen before: 0 when there is no frame to start from. */
 static int sites_direct(uint64_t *pair)
@@ -160,22 +173,17 @@ static int sites_direct(uint64_t *pair)
     if (!fr)
         return 0;
     uint64_t kernel = 0, user = 0;
-    for (int depth = 0; fr && depth < (kernel ? MAX_USER_DEPTH : MAX_DEPTH); depth++) {
+    int done = 0;
+    for (int depth = 0; fr && !done && depth < (kernel ? MAX_USER_DEPTH : MAX_DEPTH); depth++) {
         PyObject *code = FR.code(fr);
         if (code != trlat_py.none) { /* else an entry frame */
             int lasti = FR.lasti(fr);
             struct trlat_pysite_hit hit;
             if (!trlat_pysite_lookup(code, lasti, &hit))
                 learn_line(code, lasti, PY(PyCode_Addr2Line)(code, lasti), &hit);
-            if (hit.level != TRLAT_PYSITE_RUNTIME && !kernel)
-                kernel = hit.site;
-            if (hit.level == TRLAT_PYSITE_USER) {
-                user = hit.site;
-                PY(Py_DecRef)(code); /* a known key's code is held by the table */
-                break;
-            }
+            done = walk_step(&hit, &kernel, &user);
         }
-        PY(Py_DecRef)(code);
+        PY(Py_DecRef)(code); /* a known key's code is held by the table */
         fr = *(void *const *)((const char *)fr + IF_PREVIOUS);
     }
     *pair = kernel ? trlat_pysite_pair(kernel, user) : 0;
@@ -244,12 +252,8 @@ uint64_t trlat_pyhook_caller_site(void)
         if (!trlat_pysite_lookup(code, off, &hit))
             learn(f, code, off, &hit);
         PY(Py_DecRef)(code);
-        if (hit.level != TRLAT_PYSITE_RUNTIME && !kernel)
-            kernel = hit.site;
-        if (hit.level == TRLAT_PYSITE_USER) {
-            user = hit.site;
+        if (walk_step(&hit, &kernel, &user))
             break;
-        }
         PyObject *back = PY(PyFrame_GetBack)(f);
         if (!back && PY(PyErr_Occurred)())
             PY(PyErr_Clear)(); /* no memory for the frame object: no further site */

@@ -63,11 +63,6 @@ struct site {
     uint64_t n;
 };
 
-static bool same_str(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 /* A merged kernel: its call sites and fallback reasons summed by name, all
  * of them, until cli_merger_finish keeps the busiest. */
 struct mkernel {
@@ -259,7 +254,8 @@ static void fold_sites(struct cli_merger *m, struct mkernel *d, const struct cli
     for (size_t i = 0; i < k->n_sites; i++) {
         const struct cli_site *s = &k->sites[i];
         size_t j = 0;
-        while (j < d->n_sites && !(strcmp(d->sites[j].name, s->site) == 0 && same_str(d->sites[j].user, s->user)))
+        while (j < d->n_sites &&
+               !(strcmp(d->sites[j].name, s->site) == 0 && cli_strcmp_opt(d->sites[j].user, s->user) == 0))
             j++;
         if (j == d->n_sites) {
             d->sites = room(d->sites, d->n_sites, &d->cap_sites, sizeof *d->sites);
@@ -368,7 +364,7 @@ static int cmp_site_n(const void *a, const void *b)
     if (x->n != y->n)
         return x->n > y->n ? -1 : 1;
     int c = strcmp(x->name, y->name);
-    return c ? c : strcmp(x->user ? x->user : "", y->user ? y->user : "");
+    return c ? c : cli_strcmp_opt(x->user, y->user);
 }
 
 /* The busiest MAX_SITES sites kept, the rest under "(other)". */

@@ -153,7 +153,7 @@ static int by_launches(const void *a, const void *b)
     if (x->launches != y->launches)
         return x->launches < y->launches ? 1 : -1;
     int c = strcmp(x->site, y->site);
-    return c ? c : strcmp(x->user ? x->user : "", y->user ? y->user : "");
+    return c ? c : cli_strcmp_opt(x->user, y->user);
 }
 
 /* A site, with the program's own line that led to it when that is

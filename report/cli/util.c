@@ -126,6 +126,11 @@ char *cli_xstrdup(const char *s)
     return memcpy(cli_xmalloc(n), s, n);
 }
 
+int cli_strcmp_opt(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
 uint64_t cli_parse_uint(const char *cmd, const char *opt, const char *s, uint64_t max)
 {
     char *end;

@@ -47,6 +47,8 @@ void *cli_xmalloc(size_t size);
 void *cli_xcalloc(size_t n, size_t size);
 void *cli_xrealloc(void *p, size_t n, size_t size);
 char *cli_xstrdup(const char *s);
+/* strcmp of two strings either of which may be NULL (sorting as ""). */
+int cli_strcmp_opt(const char *a, const char *b);
 
 /* Decimal number in [0, max] for option OPT, else a usage error. */
 uint64_t cli_parse_uint(const char *cmd, const char *opt, const char *s, uint64_t max);
