@@ -27,7 +27,11 @@ struct fp_state {
 
 void fp_count(struct fp_layout *L, int what, int reason)
 {
-    struct fp_stat *s = L ? L->stat : fp_stat_get("(other)");
+    fp_count_stat(L ? L->stat : fp_stat_get("(other)"), what, reason);
+}
+
+void fp_count_stat(struct fp_stat *s, int what, int reason)
+{
     if (!s)
         return;
     if (what == FP_HIT)
@@ -38,7 +42,7 @@ void fp_count(struct fp_layout *L, int what, int reason)
         s->reasons[reason]++;
 }
 
-static void entry_free(struct fp_entry *e)
+void fp_entry_free(struct fp_entry *e)
 {
     if (!e)
         return;
@@ -55,10 +59,10 @@ static void entry_free(struct fp_entry *e)
     free(e);
 }
 
-static void unpin(struct fp_entry *e)
+void fp_entry_unpin(struct fp_entry *e)
 {
     if (--e->pins == 0 && e->dead)
-        entry_free(e);
+        fp_entry_free(e);
 }
 
 /* Miss backoff. A kernel whose keyed calls keep missing (a memo too small
@@ -92,10 +96,14 @@ static int missed(struct fp_layout *L)
  * (pyhook_site.c; said at exit, not when it switches on, so that it does
  * not take a line of the log's budget from what a run says as it goes). */
 static uint64_t found_keyed;
+uint64_t fp_found_launcher; /* the launcher memo's hits (compiled.c), under TRLAT_FASTPATH_DEBUG */
 
 static void say_found(void)
 {
-    uint64_t hits = fp_stats_hits(), last = hits > found_keyed ? hits - found_keyed : 0;
+    uint64_t hits = fp_stats_hits() - fp_found_launcher, last = hits > found_keyed ? hits - found_keyed : 0;
+    if (fp_found_launcher)
+        trlat_log_debug("fast path: %llu hits were compiled kernels' launches (the launcher memo)",
+                        (unsigned long long)fp_found_launcher);
     if (hits)
         trlat_log_debug("fast path: %llu of %llu hits took one of their kernel's last %d hits' entries (no key built)",
                         (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
@@ -158,7 +166,7 @@ int fp_lookup(struct fp_call *c, struct fp_entry **out, int *reason)
     }
     if (!fp_entry_current(e, c)) {
         fp_memo_remove(&fp_memo, e); /* Triton would compile again */
-        entry_free(e);
+        fp_entry_free(e);
         return missed(L);
     }
     fp_last_save(c, e);
@@ -223,7 +231,7 @@ PyObject *fp_serve(struct fp_call *c, struct fp_entry *e, int allow_raise, int *
         *reason = FP_R_LAUNCH_ERROR; /* else Triton launches again and raises */
     }
 out:
-    unpin(e);
+    fp_entry_unpin(e);
     return k;
 }
 
@@ -283,38 +291,31 @@ static int num_ctas_of(const struct fp_capture *cap, unsigned *n)
     return *n >= 1 && *n <= 255 && cap->cfg.gridDimX % *n == 0 ? 0 : -1;
 }
 
-/* 0 when stored, else the nomemo reason. */
-static int store(struct fp_state *st, PyObject *result)
+struct fp_entry *fp_entry_capture(const struct fp_key *k, const struct fp_capture *cap, uintptr_t func,
+                                  const struct fp_want *w, unsigned nwant, PyObject *const *refs, unsigned nrefs,
+                                  int *reason)
 {
-    struct fp_call *c = &st->c;
-    struct fp_capture *cap = &st->cap;
-    if (!result)
-        return FP_R_NOMEMO_RAISED;
+    unsigned num_ctas = 1;
+    *reason = 0;
     if (cap->launches != 1)
-        return FP_R_NOMEMO_LAUNCHES;
-    unsigned num_ctas;
-    if (!cap->ok || num_ctas_of(cap, &num_ctas))
-        return FP_R_NOMEMO_BLOCK;
-    /* the launch was this kernel's: CompiledKernel.function is its handle */
-    if (fp_kernel_function(result) != (uintptr_t)cap->func)
-        return FP_R_NOMEMO_BLOCK;
+        *reason = FP_R_NOMEMO_LAUNCHES;
+    else if (!cap->ok || num_ctas_of(cap, &num_ctas) || func != (uintptr_t)cap->func)
+        *reason = FP_R_NOMEMO_BLOCK; /* not copied whole, or not the launch of the call's kernel */
+    if (*reason)
+        return NULL;
     struct fp_slot slots[FP_MAX_ARGS];
     unsigned nslots;
-    int map = fp_slotmap_build(c->want, c->nwant, cap->pi.off, cap->pi.size, cap->pi.n, cap->blob, cap->pi.blob_len,
-                               slots, &nslots);
-    if (map == FP_MAP_SCRATCH)
-        return FP_R_NOMEMO_SCRATCH;
-    if (map == FP_MAP_BAD)
-        return FP_R_NOMEMO_BLOCK;
-    PyObject *kcache = NULL, *kkey = cache_key_of(c, result, &kcache);
-    if (!kkey)
-        return FP_R_NOMEMO_CACHE;
+    int map =
+        fp_slotmap_build(w, nwant, cap->pi.off, cap->pi.size, cap->pi.n, cap->blob, cap->pi.blob_len, slots, &nslots);
+    if (map == FP_MAP_SCRATCH || map == FP_MAP_BAD) {
+        *reason = map == FP_MAP_SCRATCH ? FP_R_NOMEMO_SCRATCH : FP_R_NOMEMO_BLOCK;
+        return NULL;
+    }
     int ident = fp_conf.mode == TRLAT_FP_MODE_IDENTICAL || map == FP_MAP_IDENT;
-    struct fp_entry *e = fp_entry_new(&c->key, cap->pi.n, cap->pi.blob_len, ident ? 0 : nslots, c->nwant, c->nrefs);
+    struct fp_entry *e = fp_entry_new(k, cap->pi.n, cap->pi.blob_len, ident ? 0 : nslots, nwant, nrefs);
     if (!e) {
-        PY(Py_DecRef)(kkey);
-        PY(Py_DecRef)(kcache);
-        return FP_R_INTERNAL;
+        *reason = FP_R_INTERNAL;
+        return NULL;
     }
     e->kind = ident ? FP_E_IDENT : FP_E_VALUE;
     e->num_ctas = (uint8_t)num_ctas;
@@ -327,30 +328,50 @@ static int store(struct fp_state *st, PyObject *result)
     memcpy(e->blob, cap->blob, cap->pi.blob_len);
     if (!ident)
         memcpy(e->slots, slots, nslots * sizeof slots[0]);
-    for (unsigned i = 0; i < c->nwant; i++)
-        e->ident[i] = c->want[i].val;
+    for (unsigned i = 0; i < nwant; i++)
+        e->ident[i] = w[i].val;
+    for (unsigned i = 0; i < nrefs; i++) {
+        PY(Py_IncRef)(refs[i]);
+        e->refs[i] = refs[i];
+    }
+    e->nrefs = nrefs;
+    return e;
+}
+
+/* 0 when stored, else the nomemo reason. */
+static int store(struct fp_state *st, PyObject *result)
+{
+    struct fp_call *c = &st->c;
+    if (!result)
+        return FP_R_NOMEMO_RAISED;
+    int r;
+    /* the launch was this kernel's: CompiledKernel.function is its handle */
+    struct fp_entry *e =
+        fp_entry_capture(&c->key, &st->cap, fp_kernel_function(result), c->want, c->nwant, c->refs, c->nrefs, &r);
+    if (!e)
+        return r;
+    PyObject *kcache = NULL, *kkey = cache_key_of(c, result, &kcache);
+    if (!kkey) {
+        fp_entry_free(e);
+        return FP_R_NOMEMO_CACHE;
+    }
     PY(Py_IncRef)(result);
     e->kernel = result;
     e->kcache = kcache;
     e->kkey = kkey;
-    for (unsigned i = 0; i < c->nrefs; i++) {
-        PY(Py_IncRef)(c->refs[i]);
-        e->refs[i] = c->refs[i];
-    }
-    e->nrefs = c->nrefs;
     e->stat = c->L->stat;
     fp_watch_dict(kcache);
     fp_watch_dict_of(result);     /* its function loaded again: fp_entry_current */
     e->checked_epoch = fpy.epoch; /* just found there */
     if (fp_conf.debug)
         trlat_log_debug("fast path: %s: memoized a %s entry (%u parameters, %u slots, key %u bytes)", e->stat->name,
-                        ident ? "identical-only" : "value-mode", e->nparams, e->nslots, e->key_len);
-    entry_free(fp_memo_insert(&fp_memo, e)); /* e itself when nothing is stored */
+                        e->kind == FP_E_IDENT ? "identical-only" : "value-mode", e->nparams, e->nslots, e->key_len);
+    fp_entry_free(fp_memo_insert(&fp_memo, e)); /* e itself when nothing is stored */
     return 0;
 }
 
 /* ---- the contract (fastpath.h) ---- */
-static int ready(void)
+int fp_ready(void)
 {
     if (!__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || forked || !trlat_active())
         return 0;
@@ -371,10 +392,10 @@ static int fp_prekeyed(PyObject *jitfn)
     return pk && pk->jitfn == jitfn;
 }
 
-static PyObject *fp_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state)
+static PyObject *before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state)
 {
     *state = NULL;
-    if (!ready())
+    if (!fp_ready())
         return NULL;
     if (fp_prekeyed(jitfn)) {
         /* kernel[grid](...) through the C __getitem__, which keyed the call
@@ -412,9 +433,21 @@ static PyObject *fp_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, vo
     return k;
 }
 
+_Thread_local unsigned fp_in_jit_run __attribute__((tls_model("initial-exec")));
+
+static PyObject *fp_before(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state)
+{
+    PyObject *k = before(jitfn, args, kwargs, state);
+    if (!k)
+        fp_in_jit_run++; /* Triton runs; fp_after follows */
+    return k;
+}
+
 static void fp_after(void *state, PyObject *result)
 {
     struct fp_state *st = state;
+    if (fp_in_jit_run)
+        fp_in_jit_run--;
     if (!st)
         return;
     fp_capture_end(&st->cap);
@@ -452,7 +485,7 @@ const char *trlat_fastpath_state(const char **reason)
               : fpy.ready < 0 ? "this Python or Triton is not one it knows (needs CPython 3.11+ with a GIL, "
                                 "Triton 3.6's JITFunction and torch)"
               : forked        ? "a forked child replays nothing"
-                              : "no JITFunction.run call reached it (its only path today)";
+                              : "no Triton launch from Python reached it";
     return "stood_aside";
 }
 
@@ -469,8 +502,14 @@ static int set_fastpath(int on)
     return was != 0;
 }
 
-static const struct trlat_pymemo pymemo = {
-    .before = fp_before, .after = fp_after, .prekey_entry = fp_prekey_entry, .prekeyed = fp_prekeyed};
+static const struct trlat_pymemo pymemo = {.before = fp_before,
+                                           .after = fp_after,
+                                           .prekey_entry = fp_prekey_entry,
+                                           .prekeyed = fp_prekeyed,
+                                           .launcher_made = fp_launcher_made,
+                                           .launch = fp_launcher_call,
+                                           .launched = fp_launcher_done,
+                                           .compiled_getitem = fp_compiled_getitem};
 
 /* ---- the module ---- */
 static void start(void)
@@ -507,7 +546,7 @@ static void after_fork_child(void)
     fp_capture_after_fork();
     fp_prekey_tls = NULL;
     fp_stats_reset();
-    found_keyed = 0;
+    found_keyed = fp_found_launcher = 0;
 }
 
 static const struct trlat_module module = {.name = "fastpath",

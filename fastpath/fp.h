@@ -33,6 +33,7 @@
     X(KNOBS, "knobs")                     /* a Triton knob or hook not understood */          \
     X(GRID, "grid")                       /* a grid the fast path does not launch */          \
     X(CLASS, "class")                     /* not a plain triton JITFunction */                \
+    X(LAUNCHER, "launcher")               /* a CudaLauncher not modelled, or changed */       \
     X(CAPTURING, "capturing")             /* inside another call being captured */            \
     X(CACHE, "cache")                     /* Triton's kernel cache changed */                 \
     X(CONTEXT, "context")                 /* no current CUDA context */                       \

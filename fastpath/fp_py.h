@@ -207,6 +207,12 @@ PyObject *fp_call_bound_dict(const struct fp_call *c);
 /* 0 when nothing Triton would do differently from a replay is set, else a
  * reason + 1. Reads the knobs, the layout's hooks and the kernel's globals. */
 int fp_guards(struct fp_layout *L, int getitem);
+/* The knobs alone (what a compiled kernel's runner reads): 0 when they are
+ * understood and both launch hooks are idle, else a reason. */
+int fp_knobs_check(void);
+/* The current device and stream as run() reads them, into c (device_obj:
+ * a new reference); 0, or -1 when they cannot be read. */
+int fp_read_device(struct fp_call *c);
 /* The knobs' values that enter the key. */
 PyObject *fp_knob_debug(void);
 PyObject *fp_knob_instr(void);
@@ -379,7 +385,51 @@ PyObject *fp_serve(struct fp_call *c, struct fp_entry *e, int allow_raise, int *
 /* Starts capturing the miss of call c; returns the state for after(). */
 void *fp_begin_capture(struct fp_call *c);
 void fp_count(struct fp_layout *L, int what, int reason);
+void fp_count_stat(struct fp_stat *s, int what, int reason);
+extern uint64_t fp_found_launcher;
 extern struct fp_memo fp_memo;
+/* Frees an entry taken out of the memo (later, when pinned: a hit is in progress). */
+void fp_entry_free(struct fp_entry *e);
+void fp_entry_unpin(struct fp_entry *e);
+/* An entry (not stored) for the one launch cap copied, keyed k, whose kernel
+ * is func, with the call's wants and the objects the key names by address
+ * (held by the entry); NULL with *reason (a nomemo_* one, or internal). */
+struct fp_entry *fp_entry_capture(const struct fp_key *k, const struct fp_capture *cap, uintptr_t func,
+                                  const struct fp_want *w, unsigned nwant, PyObject *const *refs, unsigned nrefs,
+                                  int *reason);
+/* The memo usable now (switched on, Triton's objects resolved); installs the
+ * C __getitem__s on first use. */
+int fp_ready(void);
+
+/* ---- compiled kernels' launches (compiled.c, runner.c) ---- */
+/* CudaLauncher.__init__(self, src, metadata) returned: reads the signature. */
+void fp_launcher_made(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* The same for a launcher made before the hook, from the compiled kernel's
+ * src and metadata it was made with (runner.c). */
+void fp_launcher_learn(PyObject *self, PyObject *src, PyObject *metadata);
+/* CudaLauncher.__call__(self, gridX, gridY, gridZ, stream, function,
+ * packed_metadata, launch_metadata, enter_hook, exit_hook, *args): None (new
+ * reference) when replayed, NULL with an error set when the replay raised as
+ * the launcher would (its launch failed), NULL without one when the
+ * launcher must run; then *state goes to fp_launcher_done with its result. */
+PyObject *fp_launcher_call(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, void **state);
+void fp_launcher_done(void *state, PyObject *result);
+/* An exact int (or bool) as a grid dimension the launcher's "i" takes and
+ * its _launch launches, 0 <= v < 2**31: 0 with *g, else -1. */
+int fp_grid_dim(PyObject *v, unsigned *g);
+/* Inside a JITFunction.run the memo let Triton run: its launcher's call is
+ * that layer's (counted there), never served or counted here. */
+extern _Thread_local unsigned fp_in_jit_run __attribute__((tls_model("initial-exec")));
+/* runner.c: compiled[grid] -> a C runner that replays without Triton's
+ * Python (new reference), or NULL (no error): Triton's own __getitem__
+ * (orig, which the runner calls for what it does not serve). */
+PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid);
+/* The launcher-level lookup and replay for a call assembled in C (runner.c):
+ * launcher, grid, stream, function, packed metadata and the kernel
+ * arguments; 1 served (*result: None, or NULL with an error set), 0 when
+ * the launcher must run. */
+int fp_launcher_serve(PyObject *launcher, const unsigned g[3], uint64_t stream, PyObject *function, PyObject *packed,
+                      PyObject *const *kargs, Py_ssize_t nk, PyObject **result);
 
 /* getitem.c: installs the C __getitem__ on JITFunction (once). */
 void fp_getitem_install(void);

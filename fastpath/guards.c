@@ -223,6 +223,19 @@ static int globals_unchanged(PyObject *ugv)
     return 1;
 }
 
+int fp_knobs_check(void)
+{
+    if (!fpy.watchers || K.epoch != fpy.epoch) {
+        K.reason = knobs_read();
+        K.epoch = fpy.epoch;
+    }
+    if (K.reason)
+        return K.reason;
+    if ((K.enter_calls && trlat_py_size(K.enter_calls) != 0) || (K.exit_calls && trlat_py_size(K.exit_calls) != 0))
+        return FP_R_LAUNCH_HOOKS;
+    return 0;
+}
+
 int fp_guards(struct fp_layout *L, int getitem)
 {
     if (!fpy.watchers || K.epoch != fpy.epoch) {

@@ -475,7 +475,7 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
     return FP_R_ARGTYPE;
 }
 
-static int read_device(struct fp_call *c)
+int fp_read_device(struct fp_call *c)
 {
     PyObject *gd = fp_get_device_fn(), *gs = fp_get_stream_fn();
     int torch_fns = fp_device_fns_are_torch();
@@ -542,7 +542,7 @@ int fp_call_key(struct fp_call *c)
                 return FP_R_BINDING; /* missing argument: TypeError */
             c->vals[j] = L->p[j].dflt;
         }
-    if (read_device(c))
+    if (fp_read_device(c))
         return FP_R_DEVICE;
     fp_phase(FP_PH_DEVICE);
     if (!c->nopts && fp_last_match(c))

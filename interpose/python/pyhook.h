@@ -20,6 +20,7 @@ enum trlat_pyhook_kind {
     TRLAT_PYHOOK_ENTRY = 4,            /* a library's KernelInterface.run, Inductor's CachingAutotuner.run */
     TRLAT_PYHOOK_LAUNCHER = 5,         /* Triton's CudaLauncher.__call__ */
     TRLAT_PYHOOK_COMPILED_GETITEM = 6, /* CompiledKernel.__getitem__: notes compiled[grid]'s time */
+    TRLAT_PYHOOK_LAUNCHER_INIT = 7,    /* CudaLauncher.__init__: the fast path reads the signature */
     TRLAT_PYHOOK_KINDS
 };
 
@@ -39,12 +40,25 @@ enum trlat_pyhook_kind {
  *   site (the call's py->driver time starts where the launcher started,
  *   keying included) and 1; else 0.
  * - prekeyed: whether this run() call comes from that launcher, which keyed
- *   it: then `before` needs neither args nor kwargs (NULL, NULL). */
+ *   it: then `before` needs neither args nor kwargs (NULL, NULL).
+ * One layer down, for every Python launch of a compiled kernel:
+ * - launcher_made: CudaLauncher.__init__(self, *args) returned;
+ * - launch: CudaLauncher.__call__(*args) (args[0] the launcher) is about
+ *   to run: a new reference to its result when replayed, NULL with an
+ *   error set when the replay raised as the launcher would, NULL without
+ *   one when the launcher must run; then `launched` gets *state and the
+ *   launcher's result;
+ * - compiled_getitem: compiled[grid] (orig: CompiledKernel.__getitem__):
+ *   a runner object of the memo's, or NULL (no error) for orig's. */
 struct trlat_pymemo {
     PyObject *(*before)(PyObject *jitfn, PyObject *args, PyObject *kwargs, void **state);
     void (*after)(void *state, PyObject *result);
     int (*prekey_entry)(PyObject *jitfn, uint64_t *t0, uint64_t *site);
     int (*prekeyed)(PyObject *jitfn);
+    void (*launcher_made)(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+    PyObject *(*launch)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, void **state);
+    void (*launched)(void *state, PyObject *result);
+    PyObject *(*compiled_getitem)(PyObject *orig, PyObject *compiled, PyObject *grid);
 };
 /* Finds the module that offers one (none: the hook only profiles). At the
  * hook's start. */
@@ -120,6 +134,11 @@ static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct 
 }
 /* Counts an outermost call by what it did. */
 void trlat_pyhook_count_call(struct trlat_tstate *ts, uint32_t launches, int raised, int warmup);
+
+/* Notes compiled[grid]'s time and site for the launcher's hook, as the
+ * __getitem__ wrapper does: a call the memo's runner hands to Triton's own
+ * closure is timed from the runner's entry. */
+void trlat_pyhook_note_subscript(PyObject *compiled, uint64_t t0, uint64_t site);
 
 /* Hook state for the report. */
 extern const char *_Atomic trlat_pyhook_state; /* NULL: no Python seen; else "installed", ... */

@@ -19,13 +19,15 @@
 #   (compiled[grid](...), CompiledKernel.run(...)) and launchers that call
 #   it from code trlat does not know;
 # - KernelInterface.__getitem__ and CompiledKernel.__getitem__ (GETITEM,
-#   COMPILED_GETITEM), noting when kernel[grid] was evaluated.
+#   COMPILED_GETITEM), noting when kernel[grid] was evaluated;
+# - CudaLauncher.__init__ (LAUNCHER_INIT), under TRLAT_FASTPATH only: the
+#   launcher memo reads each launcher's signature as it is made.
 # libtrlat.so loads it at trlat's start in any Python process, Triton or
 # not, and calls poll() until it returns True.
 import atexit
 import sys
 
-JIT, AUTOTUNER, HEURISTICS, GETITEM, ENTRY, LAUNCHER, COMPILED_GETITEM = 0, 1, 2, 3, 4, 5, 6
+JIT, AUTOTUNER, HEURISTICS, GETITEM, ENTRY, LAUNCHER, COMPILED_GETITEM, LAUNCHER_INIT = 0, 1, 2, 3, 4, 5, 6, 7
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 
 _patched = {}    # class -> original run
@@ -91,8 +93,11 @@ def _patch_subscript(cls, version, kind=GETITEM):
 def _patch_plain(cls, name, kind, say=True):
     """cls.name, any plain function, wrapped to time the outermost call: the
     wrapper passes every argument through as it came. Anything else there
-    (a staticmethod, a C function) is left as it is, said once when say."""
-    if cls in _patched:
+    (a staticmethod, a C function) is left as it is, said once when say.
+    LAUNCHER_INIT (CudaLauncher.__init__, for the fast path) is left as it
+    is when the wrapper says None (the fast path is off)."""
+    key = cls if name != "__init__" else (cls, name)
+    if key in _patched:
         return True
     fn = cls.__dict__.get(name)
     if fn is None:
@@ -101,10 +106,12 @@ def _patch_plain(cls, name, kind, say=True):
         if say:
             _say_once(cls.__name__, "%s.%s is not a Python function; the calls through it are timed from "
                       "the driver only" % (cls.__name__, name))
-        _patched[cls] = fn
+        _patched[key] = fn
         return True
-    setattr(cls, name, _trlat_wrap(fn, kind))
-    _patched[cls] = fn
+    wrapped = _trlat_wrap(fn, kind)
+    if wrapped is not None:
+        setattr(cls, name, wrapped)
+    _patched[key] = fn
     return True
 
 
@@ -252,7 +259,8 @@ def _poll():
     # the launcher's module is loaded with the first kernel: until then
     # each kernel load asks again (poll() is False)
     done = (_patch_subscript(compiled, version, COMPILED_GETITEM) if compiled else False) and done
-    done = (launcher is not None and _patch_plain(launcher, "__call__", LAUNCHER)) and done
+    done = (launcher is not None and _patch_plain(launcher, "__call__", LAUNCHER)
+            and _patch_plain(launcher, "__init__", LAUNCHER_INIT, say=False)) and done
     if done:
         _unwatch()
     return done

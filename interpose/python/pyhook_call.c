@@ -112,10 +112,29 @@ static PyObject *none_ref(void)
     return trlat_py.none;
 }
 
+/* CudaLauncher.__call__ through the memo's launcher layer. */
+static PyObject *launch_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    const struct trlat_pymemo *memo = memo_ops;
+    void *state = NULL;
+    PyObject *r = memo->launch(args, nargs, kwnames, &state);
+    if (r || PY(PyErr_Occurred)())
+        return r; /* replayed, or its launch failed and raised as the launcher's would */
+    r = vectorcall(orig, args, nargs, kwnames);
+    memo->launched(state, r);
+    return r;
+}
+
 static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (kind == TRLAT_PYHOOK_JIT && nargs >= 1 && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
-        return run_with_fastpath(orig, args, nargs, kwnames);
+    if (kind <= TRLAT_PYHOOK_JIT || kind == TRLAT_PYHOOK_LAUNCHER) {
+        if (trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF && nargs >= 1) {
+            if (kind == TRLAT_PYHOOK_JIT)
+                return run_with_fastpath(orig, args, nargs, kwnames);
+            if (memo_ops && memo_ops->launch)
+                return launch_with_fastpath(orig, args, nargs, kwnames);
+        }
+    }
     return vectorcall(orig, args, nargs, kwnames);
 }
 
@@ -176,10 +195,24 @@ static PyObject *make_lambda(PyObject *self, PyObject *grid)
     return f;
 }
 
+void trlat_pyhook_note_subscript(PyObject *compiled, uint64_t t0, uint64_t site)
+{
+    subscript.kernel = compiled;
+    subscript.t0 = t0;
+    subscript.site = site;
+    subscript.compiled = 1;
+}
+
 static PyObject *getitem(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     if (nargs != 2 || kwnames)
         return vectorcall(orig, args, nargs, kwnames);
+    if (kind == TRLAT_PYHOOK_COMPILED_GETITEM && memo_ops && memo_ops->compiled_getitem &&
+        trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
+        PyObject *runner = memo_ops->compiled_getitem(orig, args[0], args[1]);
+        if (runner)
+            return runner; /* it times its own call */
+    }
     uint64_t t0 = trlat_py_stamp();
     subscript.site = trlat_pyhook_caller_site();
     subscript.kernel = args[0];
@@ -249,6 +282,12 @@ static PyObject *hook_vectorcall(PyObject *self, PyObject *const *args, size_t n
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
     if (h->kind == TRLAT_PYHOOK_GETITEM || h->kind == TRLAT_PYHOOK_COMPILED_GETITEM)
         return getitem(h->kind, h->orig, args, nargs, kwnames);
+    if (h->kind == TRLAT_PYHOOK_LAUNCHER_INIT) {
+        PyObject *r = vectorcall(h->orig, args, nargs, kwnames);
+        if (r && nargs >= 1 && memo_ops && memo_ops->launcher_made)
+            memo_ops->launcher_made(args[0], args + 1, nargs - 1, kwnames);
+        return r;
+    }
     return hooked(h->kind, h->orig, args, nargs, kwnames);
 }
 
@@ -312,6 +351,8 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
     }
     if (kind == TRLAT_PYHOOK_GETITEM && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF)
         return none_ref(); /* the fast path's own launcher notes the call's entry */
+    if (kind == TRLAT_PYHOOK_LAUNCHER_INIT && trlat_config(TRLAT_OPT_FASTPATH) == TRLAT_FASTPATH_OFF)
+        return none_ref(); /* only the fast path wants it */
     if (!hook_type && !(hook_type = make_hook_type()))
         return NULL;
     struct hook_obj *h = (struct hook_obj *)PY(PyType_GenericAlloc)(hook_type, 0);

@@ -106,14 +106,24 @@ static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_
  * version's headers), and PyUnstable_InterpreterFrame_GetCode/GetLasti
  * answer for it what PyFrame_GetCode/GetLasti answer for the frame object.
  * The frames beyond it are each one's `previous` (offset 8 in both), the
- * entry frames of a call from C among them (3.13's have no code: None).
+ * entry frames of a call from C among them: owned by the C stack (`owner`,
+ * offset 70 in both, FRAME_OWNED_BY_CSTACK), which PyFrame_GetBack skips
+ * (3.12's run the interpreter's trampoline code; 3.13's have None).
  * Read so only after FRAME_AGREE calls found the frame object's f_frame
  * (offset 24) that same pointer, compared before anything is read through
  * it, and both walks the same sites; off for the process at the first
  * difference. Builds whose
  * objects are laid out otherwise (free-threaded: ob_type is not the second
  * word) walk. The GIL guards the state. */
-enum { TS_CFRAME_312 = 56, TS_FRAME_313 = 72, IF_PREVIOUS = 8, FO_F_FRAME = 24, FRAME_AGREE = 16 };
+enum {
+    TS_CFRAME_312 = 56,
+    TS_FRAME_313 = 72,
+    IF_PREVIOUS = 8,
+    IF_OWNER = 70,
+    OWNED_BY_CSTACK = 3,
+    FO_F_FRAME = 24,
+    FRAME_AGREE = 16
+};
 static struct {
     int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
     int v313;  /* the frame in the thread state itself, not behind a _PyCFrame */
@@ -175,6 +185,11 @@ static int sites_direct(uint64_t *pair)
     uint64_t kernel = 0, user = 0;
     int done = 0;
     for (int depth = 0; fr && !done && depth < (kernel ? MAX_USER_DEPTH : MAX_DEPTH); depth++) {
+        if (*((const char *)fr + IF_OWNER) == OWNED_BY_CSTACK) { /* an entry frame: not counted, as skipped */
+            fr = *(void *const *)((const char *)fr + IF_PREVIOUS);
+            depth--;
+            continue;
+        }
         PyObject *code = FR.code(fr);
         if (code != trlat_py.none) { /* else an entry frame */
             int lasti = FR.lasti(fr);

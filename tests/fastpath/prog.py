@@ -649,6 +649,68 @@ def switch():
     print("switch done")
 
 
+class Cached(triton.KernelInterface):
+    """A library's wrapper that keeps the CompiledKernel its first call
+    returned and launches it with compiled[grid] from then on (FlagGems'
+    LibEntry, reduced)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.cache = {}
+
+    def run(self, *args, grid, warmup, **kwargs):
+        key = tuple(type(a) for a in args) + tuple(sorted(kwargs.items()))
+        kernel = self.cache.get(key)
+        if kernel is None:
+            kernel = self.cache[key] = self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
+            return kernel
+        kernel[(grid + (1, 1))[0:3]](*args, *kwargs.values())
+        return kernel
+
+
+def compiled():
+    """Compiled kernels launched directly, through the launcher memo:
+    compiled[grid](...) (trlat's C runner, or Triton's closure), an explicit
+    stream, CompiledKernel.run(...), a library's cached kernels; grids,
+    values and argument kinds changing; what the launcher rejects raised as
+    it raises; the launch hooks set for a while (the closure runs)."""
+    x = torch.empty(4096)
+    k = add_kernel[(1, )](x, x, x, 64, BLOCK=64)
+    s = scalars_kernel[(1, )](x, 1.5, True, None, 7, 9, BLOCK=32)
+    c = cluster_kernel[(2, )](x, 64)
+    cached = Cached(add_kernel)
+    for i in range(N):
+        k[(1 + i % 3, 1, 1)](x, x, x, 64 + 16 * i, 64)
+        k[(2, 1, 1)](x, x.view_at(1), x, 64, 64)  # a misaligned pointer: a compiled kernel packs it as it is
+        k[(1, 1, 1)](x, x, x, 80, 64, stream=0x1234)
+        k[(1, 2, 1)](x, x, x, 80, 64, stream=None)
+        k[(0, 1, 1)](x, x, x, 64, 64)  # an empty grid: nothing launched
+        k[[1, 1, 1]](x, x, x, 64, 64)  # a list grid: Triton's closure
+        k.run(2, 1, 1, 0, k.function, k.packed_metadata, None, None, None, x, None, 2**40, 5 + i, "ignored")
+        s[(1, 1, 1)](x, 2.5 + i, i % 2 == 0, None, i - 3, 2**31 - 1 - i, 32)
+        s[(1, 1, 1)](x, i, False, None, -2**31, 0, 32)  # an int where the kernel takes fp32
+        c[(2 * (1 + i % 2), 1, 1)](x, 64 + i)
+        cached[(1 + i % 2, )](x, x, x, 64 + i, BLOCK=64)
+    for bad in ((x, x, x, 2**31, 64), (x, x, x, 2.5, 64), (x, "a", x, 64, 64), (x, x, x, 64)):
+        try:
+            k[(1, 1, 1)](*bad)
+        except (OverflowError, TypeError) as e:
+            print("compiled: rejected:", type(e).__name__, e)
+    try:
+        k[(1, )](x, x, x, 64, 64)
+    except IndexError as e:
+        print("compiled: short grid:", e)
+    seen = []
+    knobs.runtime.launch_enter_hook.add(seen.append)
+    for i in range(N):
+        k[(1, 1, 1)](x, x, x, 64 + i, 64)
+    knobs.runtime.launch_enter_hook.remove(seen.append)
+    print("compiled: hook saw", len(seen), [sorted(m) if m else m for m in seen[:1]])
+    for i in range(N):
+        k[(3, 1, 1)](x, x, x, 64, 64)
+    print("compiled done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

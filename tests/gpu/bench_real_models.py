@@ -11,7 +11,12 @@ Liger-Kernel and FlagGems are not on the GPU machine: carry their wheels
 (scripts/fetch-wheels.sh puts them in .whl/, which scripts/gpu-test.sh
 installs). A workload whose library is missing is skipped, said once.
 
-  scripts/gpu-test.sh bench_real_models.py    [REAL_ROUNDS=2] [REAL_WORKLOADS=direct,liger,compile,gems]"""
+A fourth mode, ab, switches the fast path off and on at run time between
+steady-state steps of one process (REAL_AB=1 in real_models.py): the step
+time with and without it, without the drift between processes.
+
+  scripts/gpu-test.sh bench_real_models.py    [REAL_ROUNDS=2] [REAL_WORKLOADS=direct,liger,compile,gems]
+                                              [REAL_MODES=off,prof,fp,ab]"""
 import collections
 import importlib.util
 import os
@@ -26,6 +31,8 @@ ROUNDS = int(os.environ.get("REAL_ROUNDS", "2"))
 STEPS = {"direct": 20000, "liger": 13, "compile": 30, "gems": 30}
 NEEDS = {"liger": "liger_kernel", "gems": "flag_gems", "compile": "transformers"}
 WORKLOADS = os.environ.get("REAL_WORKLOADS", "direct,liger,compile,gems").split(",")
+# ab: the fast path switched off and on at run time inside one process
+MODES = os.environ.get("REAL_MODES", "off,prof,fp,ab").split(",")
 
 
 def native(name):
@@ -56,14 +63,20 @@ for w in WORKLOADS:
         continue
     steps, outs = {}, {}
     for r in range(ROUNDS):
-        for mode in ("off", "prof", "fp") if r % 2 == 0 else ("fp", "prof", "off"):
+        for mode in MODES if r % 2 == 0 else MODES[::-1]:
             # profile mode without CUPTI: trlat's own cost (CUPTI's, about
             # 1.4 us a launch, is bench_cupti.sh's)
-            env = {"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_CUPTI": "0"}
+            env = ({"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_FASTPATH": "1", "REAL_AB": "1"}
+                   if mode == "ab" else {"TRLAT_CUPTI": "0"})
             o, e, rc, rep = run([sys.executable, os.path.join(HERE, "real_models.py"), w, str(STEPS[w])],
                                 preload=mode != "off", env=env, timeout=400)
             if not check(f"{w} {mode} round {r}: exit 0", rc == 0, (o + e)[-300:]):
                 continue
+            ab = re.search(r"AB_US on ([0-9.]+) off ([0-9.]+) steps ([0-9]+)", o)
+            if ab:
+                on, off = float(ab.group(1)), float(ab.group(2))
+                print(f"TABLE real_models {w} round {r} in-process A/B: step with fast path {on:.1f} us, without "
+                      f"{off:.1f} us: {on / off:.3f}x ({ab.group(3)} steps each, switched at run time)")
             m = re.search(r"STEP_US ([0-9.]+)", o)
             steps.setdefault(mode, []).append(float(m.group(1)) if m else float("nan"))
             outs.setdefault(mode, set()).add("\n".join(l for l in o.splitlines() if l.startswith(("TOKENS", "LOSSES"))))
@@ -76,15 +89,15 @@ for w in WORKLOADS:
                 check(f"{w} round {r}: py->driver on >= 95% of Triton launches", py >= 95, f"{py:.1f}%")
                 print(f"TABLE real_models {w} round {r} profile: launches {c['launches']} py_to_driver {py:.1f}% "
                       f"user_site {user:.1f}%")
-            else:
+            elif mode == "fp":
                 print(f"TABLE real_models {w} round {r} fastpath: hits {100.0 * c['hits'] / n:.1f}% "
                       f"fallbacks {dict(fb)}")
                 if w == "liger":
                     check(f"{w} round {r}: no argtype fallbacks", fb.get("argtype", 0) == 0, str(dict(fb)))
     allout = set().union(*outs.values()) if outs else set()
     check(f"{w}: same tokens/losses in every mode", len(allout) == 1, str(sorted(allout))[:300])
-    if all(steps.get(m) for m in ("off", "prof", "fp")):
+    if steps.get("off") and len(steps) > 1:
         off = median(steps["off"])
-        print(f"TABLE real_models {w} step_us off {off:.1f} profile {median(steps['prof']) / off:.3f}x "
-              f"fastpath {median(steps['fp']) / off:.3f}x (across processes)")
+        rel = " ".join(f"{m} {median(steps[m]) / off:.3f}x" for m in MODES if m != "off" and steps.get(m))
+        print(f"TABLE real_models {w} step_us off {off:.1f} {rel} (across processes)")
 sys.exit(summary())

@@ -7,12 +7,44 @@ run a tiny random-init Llama from transformers: liger, training steps with
 Liger-Kernel's patches; gems, token-by-token decode with every aten op a
 FlagGems Triton kernel; compile, decode through torch.compile without CUDA
 graphs (its shapes change as the KV cache grows). Prints STEP_US (the
-steady-state time per step) and TOKENS or LOSSES (compared across modes)."""
+steady-state time per step) and TOKENS or LOSSES (compared across modes).
+With REAL_AB=1 (under TRLAT_FASTPATH=1) the steady-state steps switch the
+fast path off and on at run time (trlat_api_fastpath) in an ABBA pattern,
+and AB_US gives the median step with it on and off, in this one process."""
+import ctypes
+import os
 import sys
 import time
 
 import torch
 mode, steps = sys.argv[1], int(sys.argv[2])
+AB = os.environ.get("REAL_AB") == "1"
+ab_times = {1: [], 0: []}
+if AB:
+    _api = ctypes.CDLL(None)
+    _api.trlat_api_fastpath.argtypes = [ctypes.c_int]
+
+
+def ab_step(i):
+    """Before timed step i: the arm it runs in (ABBA), switched to."""
+    on = 1 if i % 4 in (0, 3) else 0
+    if AB:
+        torch.cuda.synchronize()
+        _api.trlat_api_fastpath(on)
+    return on, time.perf_counter()
+
+
+def ab_done(arm):
+    if AB:
+        torch.cuda.synchronize()
+        ab_times[arm[0]].append(time.perf_counter() - arm[1])
+
+
+def ab_print():
+    if AB and ab_times[1] and ab_times[0]:
+        med = lambda xs: sorted(xs)[len(xs) // 2] * 1e6  # noqa: E731
+        print("AB_US on %.1f off %.1f steps %d" % (med(ab_times[1]), med(ab_times[0]), len(ab_times[1])))
+        _api.trlat_api_fastpath(1)
 torch.manual_seed(0)
 dev = "cuda"
 if mode == "direct":
@@ -31,6 +63,13 @@ if mode == "direct":
         c[(4, 1, 1)](x, y, o, 4096, 1024)
     torch.cuda.synchronize()
     print("STEP_US", (time.perf_counter() - t) / steps * 1e6)
+    for i in range(40 if AB else 0):  # blocks of 500 launches
+        arm = ab_step(i)
+        for _ in range(500):
+            c[(4, 1, 1)](x, y, o, 4096, 1024)
+        ab_done(arm)
+    ab_times = {k: [v / 500 for v in vs] for k, vs in ab_times.items()}
+    ab_print()
     sys.exit(0)
 from transformers import LlamaConfig, LlamaForCausalLM
 if mode == "liger":
@@ -46,12 +85,16 @@ if mode == "liger":
     for i in range(steps):
         if i == 3:
             torch.cuda.synchronize(); t = time.perf_counter()
+        arm = ab_step(i) if i >= 3 else None
         out = model(input_ids=ids, labels=ids)
         out.loss.backward(); opt.step(); opt.zero_grad()
         losses.append(round(out.loss.item(), 4))
+        if arm:
+            ab_done(arm)
     torch.cuda.synchronize()
     print("STEP_US", (time.perf_counter() - t) / (steps - 3) * 1e6)
     print("LOSSES", losses[:3], losses[-3:])
+    ab_print()
     sys.exit(0)
 model.eval()
 fwd = model.forward
@@ -72,9 +115,13 @@ with torch.no_grad():
     for i in range(steps):
         if i == 5:
             torch.cuda.synchronize(); t = time.perf_counter()
+        arm = ab_step(i) if i >= 5 else None
         out = fwd(input_ids=tok, past_key_values=out.past_key_values, use_cache=True)
         tok = out.logits[:, -1:].argmax(-1)
         toks.append(int(tok))
+        if arm:
+            ab_done(arm)
     torch.cuda.synchronize()
 print("STEP_US", (time.perf_counter() - t) / (steps - 5) * 1e6)
 print("TOKENS", toks[:8], toks[-8:])
+ab_print()

@@ -9,6 +9,8 @@ class _Active:
     def __init__(self):
         self.get_current_device = torch.cuda.current_device
         self.get_current_stream = torch._C._cuda_getCurrentRawStream
+        from ..backends.nvidia.driver import CudaLauncher
+        self.launcher_cls = CudaLauncher
 
 
 class DriverConfig:

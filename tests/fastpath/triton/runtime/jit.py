@@ -1,58 +1,23 @@
-# runtime/jit.py (3.6), compiler.py CompiledKernel and the CUDA launcher
-# (backends/nvidia/driver.py), reduced to what decides a launch:
+# runtime/jit.py (3.6), reduced to what decides a launch (the compiled
+# kernel and its launcher: compiler/compiler.py, backends/nvidia/driver.py):
 #  - KernelParam flags, create_function_from_signature's binder, the
 #    specialization of specialize.cc (int/bool/float/tensor/None/tuple),
 #    compute_cache_key = str(specialization) + str(options);
 #  - run(): debug/instrumentation_mode into kwargs, pre_run_hooks,
 #    device_caches[device], compile on a cache miss (jit_cache_hook), the
 #    used_global_vals check, grid canonicalization, launch;
-#  - the launcher: scratch allocation per launch, enter/exit hooks, packing
-#    (pointers as data_ptr(), i32/i64/u64, fp32 via float, u1 as a byte),
-#    two trailing scratch pointers, cluster/cooperative/PDL attributes, no
-#    launch for an empty grid, RuntimeError("Triton Error [CUDA]: ...").
 # A "compile" loads a fresh function handle named after the kernel
 # (cuLibraryGetKernel + cuKernelGetFunction) and declares its parameter
 # sizes to the fake driver. Test hooks: fn.fake_meta (metadata overrides).
-import ctypes
 import inspect
 import os
-import struct
 from collections import defaultdict
 
 import torch
 
 from .. import knobs
+from ..compiler.compiler import ASTSource, CompiledKernel
 from .driver import driver
-
-_cuda = ctypes.CDLL("libcuda.so.1")
-_get_kernel = _cuda.cuLibraryGetKernel
-_get_kernel.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
-_kernel_fn = _cuda.cuKernelGetFunction
-_kernel_fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
-_set_params = _cuda.fake_cuda_set_params
-_set_params.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_uint)]
-_err = _cuda.cuGetErrorString
-_err.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
-
-
-class LaunchAttr(ctypes.Structure):
-    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_ubyte * 64)]
-
-
-class LaunchConfig(ctypes.Structure):
-    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
-                ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
-                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
-                ("attrs", ctypes.POINTER(LaunchAttr)), ("numAttrs", ctypes.c_uint)]
-
-
-_launch_ex = _cuda.cuLaunchKernelEx  # dlsym, as the generated launcher does
-_launch_ex.argtypes = [ctypes.POINTER(LaunchConfig), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-
-CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2
-CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
-CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
-CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
 
 _CANON = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int64": "i64", "bool": "u1"}
 
@@ -174,27 +139,6 @@ def compute_cache_key(kernel_key_cache, specialization, options):
     return k
 
 
-_SIZES = {"i1": 1, "i8": 1, "u1": 1, "u8": 1, "i16": 2, "u16": 2, "fp16": 2, "bf16": 2, "i32": 4, "u32": 4,
-          "fp32": 4, "i64": 8, "u64": 8, "fp64": 8}
-
-
-def _pack(ty, v):
-    if ty[0] == "*":
-        p = 0 if v is None else v if type(v) is int else v.data_ptr()
-        return struct.pack("<Q", p)
-    if ty in ("fp32", "fp16", "bf16", "fp64"):
-        v = float(v)
-        if ty == "fp32":
-            return struct.pack("<f", v)
-        if ty == "fp64":
-            return struct.pack("<d", v)
-        if ty == "fp16":
-            return struct.pack("<e", v)
-        return struct.pack("<f", v)[2:]
-    n = _SIZES[ty]
-    return (int(v) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
-
-
 class _Metadata:
 
     def __init__(self, name, **kw):
@@ -206,80 +150,6 @@ class _Metadata:
         self.launch_pdl = kw.get("launch_pdl", False)
         self.global_scratch_size = kw.get("global_scratch_size", 0)
         self.profile_scratch_size = kw.get("profile_scratch_size", 0)
-
-
-class CudaLauncher:
-
-    def __init__(self, signature, metadata):
-        self.signature = signature  # non-constexpr types, in order
-        self.md = metadata
-
-    def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata, enter, exit_, *args):
-        md = self.md
-        # driver.py CudaLauncher.__call__: allocate scratch on every launch
-        gs = 0x5000 if md.global_scratch_size > 0 else 0
-        ps = 0x6000 if md.profile_scratch_size > 0 else 0
-        if enter is not None:
-            enter(launch_metadata)
-        blobs = [_pack(ty, a) for ty, a in zip(self.signature, args)]
-        blobs += [struct.pack("<Q", gs), struct.pack("<Q", ps)]
-        bufs = [ctypes.create_string_buffer(b, len(b)) for b in blobs]
-        params = (ctypes.c_void_p * len(bufs))(*[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
-        if gridX * gridY * gridZ > 0:
-            attrs = (LaunchAttr * 4)()
-            n = 0
-            if md.launch_pdl:
-                attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
-                attrs[n].value[0] = 1
-                n += 1
-            if md.launch_cooperative_grid:
-                attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-                attrs[n].value[0] = 1
-                n += 1
-            if md.num_ctas != 1:
-                attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-                attrs[n].value[0:12] = list(struct.pack("<III", md.num_ctas, 1, 1))
-                n += 1
-                attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
-                attrs[n].value[0] = 1
-                n += 1
-            cfg = LaunchConfig(gridX * md.num_ctas, gridY, gridZ, 32 * md.num_warps, 1, 1, md.shared,
-                               ctypes.c_void_p(stream), attrs, n)
-            rc = _launch_ex(ctypes.byref(cfg), function, params, None)
-            if rc != 0:
-                s = ctypes.c_char_p()
-                _err(rc, ctypes.byref(s))
-                raise RuntimeError("Triton Error [CUDA]: " + s.value.decode())
-        if exit_ is not None:
-            exit_(launch_metadata)
-
-
-class CompiledKernel:
-
-    def __init__(self, fn, signature, metadata):
-        self.name = fn.__name__
-        self.metadata = metadata
-        self.packed_metadata = (metadata.num_warps, metadata.num_ctas, metadata.shared)
-        sig = [ty for ty in signature.values() if ty != "constexpr"]
-        self._sizes = [8 if ty[0] == "*" else _SIZES[ty] for ty in sig] + [8, 8]
-        self._load(self.name)
-        self.run = CudaLauncher(sig, metadata)
-
-    def _load(self, name):
-        """self.function from a load of the kernel under `name`; tests call it
-        again (another name, to tell the launches apart) as a module loaded
-        twice would leave it, like two threads' first calls racing in
-        CompiledKernel._init_handles."""
-        k, f = ctypes.c_void_p(), ctypes.c_void_p()
-        assert _get_kernel(ctypes.byref(k), ctypes.c_void_p(0x3000), name.encode()) == 0
-        assert _kernel_fn(ctypes.byref(f), k) == 0
-        self.function = f.value
-        _set_params(self.function, len(self._sizes), (ctypes.c_uint * len(self._sizes))(*self._sizes))
-
-    def launch_metadata(self, grid, stream, *args):
-        if knobs.runtime.launch_enter_hook is None:
-            return None
-        return {"name": self.name, "function": self.function, "stream": stream}
 
 
 class KernelInterface:
@@ -326,7 +196,7 @@ class JITFunction(KernelInterface):
         for k in ("num_warps", "num_ctas", "launch_cooperative_grid", "launch_pdl"):
             if k in options:
                 md[k] = options[k]
-        kernel = CompiledKernel(self.fn, signature, _Metadata(self.__name__, **md))
+        kernel = CompiledKernel(ASTSource(self, signature), _Metadata(self.__name__, **md))
         kernel_cache[key] = kernel
         # DependenciesFinder: the globals the kernel reads, with their values
         for name in getattr(self.fn, "fake_globals", ()):
@@ -363,9 +233,8 @@ class JITFunction(KernelInterface):
             grid_1 = grid[1] if grid_size > 1 else 1
             grid_2 = grid[2] if grid_size > 2 else 1
             launch_metadata = kernel.launch_metadata(grid, stream, *bound_args.values())
-            nonconst = [v for v, s in zip(bound_args.values(), specialization) if s[0] != "constexpr"]
             kernel.run(grid_0, grid_1, grid_2, stream, kernel.function, kernel.packed_metadata, launch_metadata,
-                       knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook, *nonconst)
+                       knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook, *bound_args.values())
         return kernel
 
 

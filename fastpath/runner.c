@@ -1,0 +1,263 @@
+/* compiled[grid](*args, stream=None) without Triton's Python in between.
+ * CompiledKernel.__getitem__ (compiler.py, 3.6) calls self._init_handles()
+ * and returns a runner closure that, called, reads the current device and
+ * stream when none is given, builds launch_metadata (a LazyDict for the
+ * launch hooks) and calls self.run(grid[0], grid[1], grid[2], stream,
+ * self.function, self.packed_metadata, launch_metadata,
+ * knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook, *args),
+ * `run` being the kernel's CudaLauncher. Here the hooked __getitem__ asks
+ * for a C runner instead when the kernel's handles are loaded (so
+ * _init_handles would return at once) and its class is as it was first seen
+ * (its __dict__ watched). Called, the runner reads the device and stream as
+ * the closure would, and hands the launcher's arguments to the launcher
+ * memo (compiled.c) when both launch hooks are idle (then launch_metadata
+ * is read by no one). Anything else, a miss included, goes through the
+ * closure Triton's own __getitem__ makes, timed from the runner's call. */
+#include "fastpath/fp_py.h"
+#include "interpose/python/pyhook.h"
+#include "interpose/tstate.h"
+
+#include <stddef.h>
+
+struct fp_runner {
+    struct trlat_pyhead head;
+    void *vectorcall;
+    PyObject *compiled, *grid, *orig;
+};
+
+static PyObject *runner_type, *s_stream, *s_module, *s__run, *s_packed, *s_src;
+static void *t_compiled; /* CompiledKernel, as first seen */
+static PyObject *cls_attrs[3];
+static uint64_t cls_epoch;
+static const char *const cls_names[3] = {"_init_handles", "launch_metadata", "run"};
+
+#define FREE_MAX 4
+static struct fp_runner *free_list[FREE_MAX];
+static unsigned nfree;
+
+static void runner_dealloc(PyObject *self)
+{
+    struct fp_runner *r = (struct fp_runner *)self;
+    void *tp = r->head.type;
+    trlat_py_drop(r->compiled);
+    trlat_py_drop(r->grid);
+    trlat_py_drop(r->orig);
+    r->compiled = r->grid = r->orig = NULL;
+    if (nfree < FREE_MAX && PY(_Py_NewReference)) {
+        free_list[nfree++] = r;
+        return;
+    }
+    PY(PyObject_Free)(self);
+    PY(Py_DecRef)(tp);
+}
+
+/* Triton's own: orig(compiled, grid)(*args, **kwargs). */
+static PyObject *via_closure(struct fp_runner *r, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *a[2] = {r->compiled, r->grid};
+    PyObject *f = PY(PyObject_Vectorcall)(r->orig, a, 2, NULL);
+    if (!f)
+        return NULL;
+    PyObject *res = PY(PyObject_Vectorcall)(f, args, nargsf, kwnames);
+    PY(Py_DecRef)(f);
+    return res;
+}
+
+/* A compiled kernel's launcher, function and metadata tuple, read once per
+ * kernel while its __dict__ is unchanged (watched; read on every call
+ * without watchers). Direct-mapped; an entry holds its kernel. */
+#define KC_N 64
+static struct kcache {
+    PyObject *compiled, *launcher, *function, *packed;
+    uint64_t epoch;
+} kc[KC_N];
+
+static void kc_clear(struct kcache *k)
+{
+    trlat_py_drop(k->compiled);
+    trlat_py_drop(k->launcher);
+    trlat_py_drop(k->function);
+    trlat_py_drop(k->packed);
+    memset(k, 0, sizeof *k);
+}
+
+static struct kcache *kernel_parts(PyObject *compiled)
+{
+    struct kcache *k = &kc[((uintptr_t)compiled >> 4) % KC_N];
+    if (k->compiled == compiled && fpy.watchers && k->epoch == fpy.epoch)
+        return k;
+    kc_clear(k);
+    PyObject *l = fp_getattr(compiled, s__run), *f = fp_getattr(compiled, fpy.s_function),
+             *p = fp_getattr(compiled, s_packed);
+    if (!l || l == fpy.o_none || !f || !p) {
+        trlat_py_drop(l);
+        trlat_py_drop(f);
+        trlat_py_drop(p);
+        return NULL;
+    }
+    PY(Py_IncRef)(compiled);
+    *k = (struct kcache){compiled, l, f, p, fpy.epoch};
+    fp_watch_dict_of(compiled);
+    /* CompiledKernel._init_handles made it with (self.src, self.metadata):
+     * the first kernels' launchers predate the hook */
+    PyObject *src = fp_getattr(compiled, s_src), *md = fp_getattr(compiled, fpy.s_metadata);
+    if (src && md)
+        fp_launcher_learn(l, src, md);
+    trlat_py_drop(src);
+    trlat_py_drop(md);
+    return k;
+}
+
+/* The grid as the closure indexes it: an exact tuple of at least three
+ * launchable ints (a list, or anything else: the closure's). */
+static int grid_of(PyObject *grid, unsigned g[3])
+{
+    if (FP_TYPE(grid) != fpy.t_tuple || fp_tuple_len(grid) < 3)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (fp_grid_dim(fp_tuple_get(grid, i), &g[i]))
+            return -1;
+    return 0;
+}
+
+/* The stream the closure launches on: the keyword's (an exact int), or the
+ * current one read as run() reads it. 0, or -1: let the closure decide. */
+static int stream_of(PyObject *kw, uint64_t *stream)
+{
+    if (kw && kw != fpy.o_none) {
+        int u;
+        return FP_TYPE(kw) == fpy.t_long && fp_read_int(kw, stream, &u) == 0 ? 0 : -1;
+    }
+    struct fp_call c;
+    c.device_obj = NULL;
+    int r = fp_read_device(&c);
+    trlat_py_drop(c.device_obj);
+    *stream = c.stream;
+    return r;
+}
+
+/* 1 when served (*res set), 0: the closure runs. */
+static int serve(struct fp_runner *r, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **res)
+{
+    PyObject *skw = NULL;
+    if (kwnames) {
+        if (PY(PyTuple_Size)(kwnames) != 1 || PY(PyTuple_GetItem)(kwnames, 0) != s_stream)
+            return 0; /* interned by the compiler: a call's stream= is this object */
+        skw = args[nargs];
+    }
+    unsigned g[3];
+    uint64_t stream;
+    struct kcache *k;
+    if (fp_knobs_check() || grid_of(r->grid, g) || !(k = kernel_parts(r->compiled)) || stream_of(skw, &stream))
+        return 0;
+    return fp_launcher_serve(k->launcher, g, stream, k->function, k->packed, args, nargs, res);
+}
+
+static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    struct fp_runner *r = (struct fp_runner *)self;
+    Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
+    if (!__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || fpy.ready <= 0 || fp_conf.verify)
+        return via_closure(r, args, nargsf, kwnames);
+    /* what the launcher's hook notes for a call (pyhook_call.c), for a
+     * replay that never reaches it */
+    struct trlat_tstate *ts = trlat_tstate_get();
+    int outer = ts && !ts->py_t0 && !(ts->slow & TRLAT_SLOW_PAUSED);
+    struct trlat_pycall saved = {0, 0};
+    uint64_t t0 = 0, site = 0;
+    if (outer) {
+        t0 = trlat_py_stamp();
+        site = trlat_pyhook_caller_site();
+        trlat_pycall_open(ts, t0, site, &saved);
+    }
+    PyObject *res = NULL;
+    int served = serve(r, args, nargs, kwnames, &res);
+    if (outer) {
+        uint32_t launches = trlat_pycall_close(ts, &saved);
+        if (served)
+            trlat_pyhook_count_call(ts, res ? launches : 0, !res, 0);
+        else /* the launcher's hook times it from here */
+            trlat_pyhook_note_subscript(r->compiled, t0, site);
+    }
+    return served ? res : via_closure(r, args, nargsf, kwnames);
+}
+
+/* The class's methods the closure relies on, as first seen: 0 when still so. */
+static int class_current(void)
+{
+    if (fpy.watchers && cls_epoch == fpy.epoch)
+        return 0;
+    for (int i = 0; i < 3; i++) {
+        PyObject *v = PY(PyObject_GetAttrString)((PyObject *)t_compiled, cls_names[i]);
+        PY(PyErr_Clear)();
+        trlat_py_drop(v); /* compared by identity: the class holds the first */
+        if (!v || v != cls_attrs[i])
+            return -1;
+    }
+    cls_epoch = fpy.epoch;
+    return 0;
+}
+
+static int resolve(PyObject *compiled)
+{
+    static int state; /* 0 unresolved, 1 usable, -1 never */
+    if (state)
+        return state;
+    state = -1;
+    if (!PY(PyType_FromSpec) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) || !PY(PyVectorcall_Call))
+        return state;
+    static struct py_member members[] = {
+        {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_runner, vectorcall), PY_READONLY, NULL},
+        {NULL, 0, 0, 0, NULL}};
+    static struct py_slot slots[] = {{PY_TP_DEALLOC, (void *)runner_dealloc},
+                                     {0, NULL},
+                                     {PY_TP_MEMBERS, members},
+                                     {PY_TP_DOC, (void *)"compiled[grid] through trlat's launch memo"},
+                                     {0, NULL}};
+    slots[1] = (struct py_slot){PY_TP_CALL, (void *)PY(PyVectorcall_Call)};
+    static struct py_spec spec = {"trlat.CompiledRunner", sizeof(struct fp_runner), 0,
+                                  PY_TPFLAGS_DEFAULT | PY_TPFLAGS_HAVE_VECTORCALL, slots};
+    s_stream = PY(PyUnicode_InternFromString)("stream");
+    s_module = PY(PyUnicode_InternFromString)("module");
+    s__run = PY(PyUnicode_InternFromString)("_run");
+    s_packed = PY(PyUnicode_InternFromString)("packed_metadata");
+    s_src = PY(PyUnicode_InternFromString)("src");
+    runner_type = PY(PyType_FromSpec)(&spec);
+    t_compiled = FP_TYPE(compiled);
+    int ok = runner_type && s_stream && s_module && s__run && s_packed && s_src;
+    for (int i = 0; ok && i < 3; i++)
+        ok = (cls_attrs[i] = PY(PyObject_GetAttrString)((PyObject *)t_compiled, cls_names[i])) != NULL;
+    PY(PyErr_Clear)();
+    if (ok) {
+        fp_watch_type((PyObject *)t_compiled);
+        cls_epoch = fpy.epoch;
+        state = 1;
+    }
+    return state;
+}
+
+PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid)
+{
+    if (!fp_ready() || fp_conf.verify || resolve(compiled) < 0 || FP_TYPE(compiled) != t_compiled || class_current())
+        return NULL;
+    PyObject *mod = fp_getattr(compiled, s_module);
+    trlat_py_drop(mod);
+    if (!mod || mod == fpy.o_none)
+        return NULL; /* _init_handles would load the module: Triton's own path */
+    struct fp_runner *r;
+    if (nfree) {
+        r = free_list[--nfree];
+        PY(_Py_NewReference)((PyObject *)r);
+    } else if (!(r = (struct fp_runner *)PY(PyType_GenericAlloc)(runner_type, 0))) {
+        PY(PyErr_Clear)();
+        return NULL;
+    }
+    r->vectorcall = (void *)runner_call;
+    PY(Py_IncRef)(compiled);
+    PY(Py_IncRef)(grid);
+    PY(Py_IncRef)(orig);
+    r->compiled = compiled;
+    r->grid = grid;
+    r->orig = orig;
+    return (PyObject *)r;
+}

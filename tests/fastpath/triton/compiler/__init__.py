@@ -1,0 +1,1 @@
+from .compiler import ASTSource, CompiledKernel  # noqa: F401
