@@ -132,6 +132,10 @@ struct py_member {
     X(1, void, PyErr_SetString, (PyObject *, const char *))                                                \
     /* frames (3.9+: PyFrame_GetCode/GetBack return new references) */                                     \
     X(1, PyObject *, PyFrame_GetBack, (PyObject *))                                                        \
+    X(0, void *, PyInterpreterState_Get, (void))          /* PyInterpreterState * (3.9+) */                \
+    X(0, void *, PyInterpreterState_ThreadHead, (void *)) /* PyThreadState * */                            \
+    X(0, void *, PyThreadState_Next, (void *))                                                             \
+    X(0, PyObject *, PyThreadState_GetFrame, (void *)) /* new reference (3.9+) */                          \
     X(1, int, PyFrame_GetLineNumber, (PyObject *))                                                         \
     /* running trlat's own Python file */                                                                  \
     X(1, PyObject *, Py_CompileString, (const char *, const char *, int))                                  \

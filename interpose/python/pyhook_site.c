@@ -94,6 +94,77 @@ static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_
     learn_line(code, off, PY(PyFrame_GetLineNumber)(f), hit);
 }
 
+/* The user's site of a call on a thread with no frame of the program's
+ * own: torch's autograd engine runs the backward functions of a library's
+ * autograd.Function (Liger-Kernel's) on a thread of its own, while the
+ * thread that asked for them waits in torch/autograd/graph.py's
+ * _engine_run_backward, below the program's `loss.backward()`. With the GIL
+ * held here, that thread's frames stand still: its first frame of the
+ * program's own code is the call's user site. 0 when no thread waits so
+ * (its wait is C: the function is its innermost frame, or nearly). */
+static int is_engine_wait(PyObject *code)
+{
+    static PyObject *known; /* the function's code, once seen (held) */
+    if (code == known)
+        return 1;
+    if (known)
+        return 0;
+    PyObject *name = PY(PyObject_GetAttrString)(code, "co_name");
+    PyObject *file = name ? PY(PyObject_GetAttrString)(code, "co_filename") : NULL;
+    const char *n = name ? PY(PyUnicode_AsUTF8)(name) : NULL, *f = file ? PY(PyUnicode_AsUTF8)(file) : NULL;
+    size_t fl = f ? strlen(f) : 0;
+    static const char tail[] = "torch/autograd/graph.py";
+    int is = n && f && !strcmp(n, "_engine_run_backward") && fl >= sizeof tail - 1 &&
+             !strcmp(f + fl - (sizeof tail - 1), tail);
+    PY(PyErr_Clear)();
+    trlat_py_drop(name);
+    trlat_py_drop(file);
+    if (is) {
+        PY(Py_IncRef)(code);
+        known = code;
+    }
+    return is;
+}
+
+static uint64_t waiting_user_site(void)
+{
+    if (!PY(PyInterpreterState_Get) || !PY(PyInterpreterState_ThreadHead) || !PY(PyThreadState_Next) ||
+        !PY(PyThreadState_GetFrame))
+        return 0;
+    void *me = PY(PyThreadState_Get)();
+    for (void *ts = PY(PyInterpreterState_ThreadHead)(PY(PyInterpreterState_Get)()); ts;
+         ts = PY(PyThreadState_Next)(ts)) {
+        if (ts == me)
+            continue;
+        PyObject *f = PY(PyThreadState_GetFrame)(ts);
+        uint64_t user = 0;
+        int waiting = 0;
+        for (int depth = 0; f && !user && depth < (waiting ? MAX_USER_DEPTH : 3); depth++) {
+            PyObject *code = PY(PyFrame_GetCode)(f);
+            if (waiting) {
+                int64_t off = frame_offset(f);
+                struct trlat_pysite_hit hit;
+                if (!trlat_pysite_lookup(code, off, &hit))
+                    learn(f, code, off, &hit);
+                if (hit.level == TRLAT_PYSITE_USER)
+                    user = hit.site;
+            } else {
+                waiting = is_engine_wait(code);
+            }
+            PY(Py_DecRef)(code);
+            PyObject *back = PY(PyFrame_GetBack)(f);
+            PY(Py_DecRef)(f);
+            f = back;
+        }
+        if (f)
+            PY(Py_DecRef)(f);
+        PY(PyErr_Clear)();
+        if (user)
+            return user;
+    }
+    return 0;
+}
+
 /* The running frame without a frame object (CPython 3.12 and 3.13).
  * PyEval_GetFrame makes a PyFrameObject for a function's frame the first
  * time it is asked, and CPython frees it when the function returns: ~350
@@ -201,7 +272,7 @@ static int sites_direct(uint64_t *pair)
         PY(Py_DecRef)(code); /* a known key's code is held by the table */
         fr = *(void *const *)((const char *)fr + IF_PREVIOUS);
     }
-    *pair = kernel ? trlat_pysite_pair(kernel, user) : 0;
+    *pair = kernel ? trlat_pysite_pair(kernel, user ? user : waiting_user_site()) : 0;
     return 1;
 }
 
@@ -278,7 +349,7 @@ uint64_t trlat_pyhook_caller_site(void)
     }
     if (owned)
         PY(Py_DecRef)(owned);
-    uint64_t pair = kernel ? trlat_pysite_pair(kernel, user) : 0;
+    uint64_t pair = kernel ? trlat_pysite_pair(kernel, user ? user : waiting_user_site()) : 0;
     if (compare)
         sites_compare(pair);
     return pair;

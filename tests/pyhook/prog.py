@@ -177,6 +177,10 @@ def main():
         for _ in range(n):
             fakelib.deep(1, 2, 200)  # SITE user_far (past how far trlat looks)
         print("libsite %s" % lib_site(fakelib.__file__, "LIBSITE"))
+        from torch.autograd.graph import _engine_run_backward
+        for _ in range(n):
+            _engine_run_backward(fakelib.backward, 1, 2)  # SITE user_backward
+        print("bwdsite %s" % lib_site(fakelib.__file__, "LIBBWD"))
     elif mode == "inductor":  # Inductor's CachingAutotuner, called from generated code
         sys.path.insert(0, os.path.join(HERE, "site-packages"))
         import importlib.util
