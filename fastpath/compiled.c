@@ -51,8 +51,10 @@ struct fp_clayout {
      * fpy.epoch moved (its __dict__ is watched), on every call without
      * watchers: any change, and the launcher is not served again */
     uint64_t epoch;
-    PyObject *launch; /* held */
-    long attrs[5];    /* global/profile scratch size, cooperative, pdl, num_ctas */
+    PyObject *launch;      /* held */
+    long attrs[5];         /* global/profile scratch size, cooperative, pdl, num_ctas */
+    struct fp_entry *last; /* the last hit found by its key, valid while fp_memo.gen == last_gen */
+    uint64_t last_gen;
 };
 
 /* launcher -> layout, open addressing; bounded (a job has a few thousand
@@ -356,8 +358,7 @@ static int key_call(struct ccall *cc, struct fp_clayout *L, uint64_t stream, PyO
             fp_key_u64(k, cc->c.want[i].val);
         fp_key_u64(k, stream);
     }
-    fp_key_finish(k);
-    return k->overflow ? FP_R_ARGTYPE : 0;
+    return k->overflow ? FP_R_ARGTYPE : 0; /* hashed only when the last hit's key is not it */
 }
 
 /* A miss being captured, or a hit being verified against the launcher's own launch. */
@@ -474,7 +475,17 @@ static int lookup(struct fp_clayout *L, struct ccall *cc, PyObject *enter, PyObj
         *reason = key_call(cc, L, stream, function, packed, kargs, nk);
     if (*reason)
         return FP_FALLBACK;
-    struct fp_entry *x = fp_memo_find(&fp_memo, &cc->key);
+    /* the launcher's last hit, while the memo is unchanged since (an entry
+     * seen at gen lives while gen stands): its key compared, not hashed */
+    struct fp_entry *x = L->last;
+    const struct fp_key *k = &cc->key;
+    if (x && L->last_gen == fp_memo.gen && x->kind == FP_E_VALUE && x->key_len == k->len &&
+        !memcmp(x->key, k->b, k->len)) {
+        *e = x;
+        return FP_HIT;
+    }
+    fp_key_finish(&cc->key);
+    x = fp_memo_find(&fp_memo, &cc->key);
     if (!x)
         return FP_MISS;
     if (x->kind == FP_E_BLOCKED) {
@@ -488,6 +499,8 @@ static int lookup(struct fp_clayout *L, struct ccall *cc, PyObject *enter, PyObj
             if (x->ident[i] != cc->c.want[i].val)
                 return FP_MISS; /* a block that only replays for the values it was captured with */
     }
+    L->last = x;
+    L->last_gen = fp_memo.gen;
     *e = x;
     return FP_HIT;
 }

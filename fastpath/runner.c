@@ -236,6 +236,54 @@ static int resolve(PyObject *compiled)
     return state;
 }
 
+/* A runner handed out again for a loop over compiled[grid] with a tuple
+ * grid something else holds (a code constant, a variable), once Python
+ * dropped it, as getitem.c keeps its launchers; a grid built per call is
+ * never kept. The GIL guards the table. */
+#define KEEP_N 8
+static struct fp_runner *kept[KEEP_N];
+static unsigned kept_next;
+
+static inline uint32_t refs_of(const void *o)
+{
+    return *(const uint32_t *)o; /* ob_refcnt's low word (GIL builds, little-endian) */
+}
+
+static struct fp_runner *kept_find(PyObject *compiled, PyObject *grid, PyObject *orig, int *busy)
+{
+    *busy = 0;
+    for (unsigned i = 0; i < KEEP_N; i++) {
+        struct fp_runner *r = kept[i];
+        if (r && r->compiled == compiled && r->grid == grid && r->orig == orig) {
+            if (refs_of(r) == 1)
+                return r;
+            *busy = 1; /* the program holds it (f = compiled[grid]) */
+        }
+    }
+    return NULL;
+}
+
+static int keepable(PyObject *grid)
+{
+    Py_ssize_t n = fp_tuple_len(grid);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = fp_tuple_get(grid, i);
+        if (!x || FP_TYPE(x) != fpy.t_long)
+            return 0;
+    }
+    return n > 0;
+}
+
+static void kept_add(struct fp_runner *r)
+{
+    struct fp_runner *old = kept[kept_next];
+    PY(Py_IncRef)((PyObject *)r);
+    kept[kept_next] = r;
+    kept_next = (kept_next + 1) % KEEP_N;
+    if (old)
+        PY(Py_DecRef)((PyObject *)old);
+}
+
 PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid)
 {
     if (!fp_ready() || fp_conf.verify || resolve(compiled) < 0 || FP_TYPE(compiled) != t_compiled || class_current())
@@ -245,6 +293,14 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
     if (!mod || mod == fpy.o_none)
         return NULL; /* _init_handles would load the module: Triton's own path */
     struct fp_runner *r;
+    int keep = 0, busy;
+    if (FP_TYPE(grid) == fpy.t_tuple && refs_of(grid) >= 2) {
+        if ((r = kept_find(compiled, grid, orig, &busy))) {
+            PY(Py_IncRef)((PyObject *)r);
+            return (PyObject *)r;
+        }
+        keep = !busy && keepable(grid);
+    }
     if (nfree) {
         r = free_list[--nfree];
         PY(_Py_NewReference)((PyObject *)r);
@@ -259,5 +315,7 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
     r->compiled = compiled;
     r->grid = grid;
     r->orig = orig;
+    if (keep)
+        kept_add(r);
     return (PyObject *)r;
 }

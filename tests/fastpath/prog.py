@@ -679,8 +679,10 @@ def compiled():
     s = scalars_kernel[(1, )](x, 1.5, True, None, 7, 9, BLOCK=32)
     c = cluster_kernel[(2, )](x, 64)
     cached = Cached(add_kernel)
+    held = k[(1, 1, 1)]  # a runner the program holds: never handed out again meanwhile
     for i in range(N):
         k[(1 + i % 3, 1, 1)](x, x, x, 64 + 16 * i, 64)
+        held(x, x, x, 96, 64)
         k[(2, 1, 1)](x, x.view_at(1), x, 64, 64)  # a misaligned pointer: a compiled kernel packs it as it is
         k[(1, 1, 1)](x, x, x, 80, 64, stream=0x1234)
         k[(1, 2, 1)](x, x, x, 80, 64, stream=None)
