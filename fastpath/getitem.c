@@ -19,96 +19,27 @@
 #include <string.h>
 
 struct fp_launcher {
-    struct trlat_pyhead head;
-    void *vectorcall;
-    PyObject *jitfn, *grid;
+    struct fp_bound b; /* owner: the JITFunction */
 };
 
 _Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
 static PyObject *launcher_type, *orig_getitem, *s_grid_warmup;
 
-/* Freed launchers kept for the next kernel[grid] (every call makes one),
- * as CPython keeps its own small objects; each still holds its type. The
- * GIL guards the list. */
-#define FREE_MAX 4
-static struct fp_launcher *free_list[FREE_MAX];
-static unsigned nfree;
+static struct fp_pool pool; /* freed launchers (keep.c) */
 
 static void launcher_dealloc(PyObject *self)
 {
-    struct fp_launcher *l = (struct fp_launcher *)self;
-    void *tp = l->head.type;
-    trlat_py_drop(l->jitfn);
-    trlat_py_drop(l->grid);
-    l->jitfn = l->grid = NULL;
-    if (nfree < FREE_MAX && PY(_Py_NewReference)) {
-        free_list[nfree++] = l;
-        return;
-    }
-    PY(PyObject_Free)(self);
-    PY(Py_DecRef)(tp); /* instances of heap types hold their type */
+    fp_pool_put(&pool, &((struct fp_launcher *)self)->b);
 }
 
-/* A launcher is handed out again where kernel[grid] runs in a loop with a
- * tuple grid something else holds (a code constant, a variable): kept here,
- * it is reused once Python has dropped it (its reference count back to
- * ours), instead of made and freed per call. A temporary grid (a tuple
- * built per call, held by nothing else) or a grid function is never kept:
- * holding it would keep what it holds alive. The GIL guards the table. */
-#define KEEP_N 8
-static struct fp_launcher *kept[KEEP_N];
-static unsigned kept_next;
-
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "refcount's low word");
-/* The low 32 bits of ob_refcnt (GIL builds, 3.9-3.14): the count of a
- * mortal object; an immortal one reads huge. */
-static inline uint32_t refs_of(const void *o)
-{
-    return *(const uint32_t *)o;
-}
-
-static struct fp_launcher *kept_find(PyObject *jitfn, PyObject *grid, int *busy)
-{
-    *busy = 0;
-    for (unsigned i = 0; i < KEEP_N; i++) {
-        struct fp_launcher *l = kept[i];
-        if (l && l->jitfn == jitfn && l->grid == grid) {
-            if (refs_of(l) == 1)
-                return l;
-            *busy = 1; /* the program holds it (f = kernel[grid]) */
-        }
-    }
-    return NULL;
-}
-
-/* A grid worth keeping: a tuple of exact ints (holding it holds nothing
- * else). */
-static int keepable(PyObject *grid)
-{
-    Py_ssize_t n = fp_tuple_len(grid);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *x = fp_tuple_get(grid, i);
-        if (!x || FP_TYPE(x) != fpy.t_long)
-            return 0;
-    }
-    return n > 0;
-}
-
-static void kept_add(struct fp_launcher *l)
-{
-    struct fp_launcher *old = kept[kept_next];
-    PY(Py_IncRef)((PyObject *)l);
-    kept[kept_next] = l;
-    kept_next = (kept_next + 1) % KEEP_N;
-    if (old)
-        PY(Py_DecRef)((PyObject *)old); /* launcher_dealloc: a tuple of ints, a JITFunction the layouts hold */
-}
+/* Launchers kept for held tuple grids (keep.c). */
+static struct fp_keep kept;
 
 /* The original: KernelInterface.__getitem__(jitfn, grid)(*args, **kwargs). */
 static PyObject *via_lambda(struct fp_launcher *l, PyObject *grid, PyObject *const *args, size_t nargsf,
                             PyObject *kwnames)
 {
-    PyObject *a[2] = {l->jitfn, grid};
+    PyObject *a[2] = {l->b.owner, grid};
     PyObject *f = PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
     if (!f)
         return NULL;
@@ -203,14 +134,14 @@ static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const 
     if (!kn)
         return NULL;
     PyObject **a = argv + 1; /* argv[0]: room for the callee (ARGUMENTS_OFFSET) */
-    a[0] = l->jitfn;
+    a[0] = l->b.owner;
     for (Py_ssize_t i = 0; i < nargs; i++)
         a[1 + i] = args[i];
     a[1 + nargs] = grid;
     a[2 + nargs] = fpy.o_false;
     for (Py_ssize_t i = 0; i < nkw; i++)
         a[3 + nargs + i] = args[nargs + i];
-    struct fp_prekey pk = {l->jitfn, pk_call, t0, site}, *saved = fp_prekey_tls;
+    struct fp_prekey pk = {l->b.owner, pk_call, t0, site}, *saved = fp_prekey_tls;
     fp_prekey_tls = &pk;
     PyObject *r =
         PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, kn);
@@ -229,7 +160,7 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     struct fp_launcher *l = (struct fp_launcher *)self;
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
     if (!__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || fpy.ready <= 0 || has_run_keyword(kwnames))
-        return via_lambda(l, l->grid, args, nargsf, kwnames);
+        return via_lambda(l, l->b.grid, args, nargsf, kwnames);
     /* What the run hook notes for a call (pyhook_call.c), for a replay that
      * never reaches it: the entry time and the caller's site. */
     struct trlat_tstate *ts = trlat_tstate_get();
@@ -243,10 +174,10 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     }
     struct fp_call c;
     struct fp_call *miss = NULL;
-    PyObject *grid = l->grid, *odd = NULL, *k = NULL;
+    PyObject *grid = l->b.grid, *odd = NULL, *k = NULL;
     int reason = FP_R_BINDING, served = 0;
     struct fp_entry *e;
-    if (fp_call_from_vector(&c, l->jitfn, l->grid, args, nargs, kwnames) == 0) {
+    if (fp_call_from_vector(&c, l->b.owner, l->b.grid, args, nargs, kwnames) == 0) {
         fp_phase(FP_PH_ARGS);
         switch (fp_lookup(&c, &e, &reason)) {
         case FP_HIT:
@@ -271,7 +202,7 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
             fp_count(c.L, FP_FALLBACK, reason);
         }
     } else {
-        fp_count(fp_layout_get(l->jitfn), FP_FALLBACK, FP_R_BINDING);
+        fp_count(fp_layout_get(l->b.owner), FP_FALLBACK, FP_R_BINDING);
         c.device_obj = NULL;
     }
     if (outer) {
@@ -296,35 +227,24 @@ static PyObject *getitem(PyObject *self, PyObject *grid)
         PyObject *a[2] = {self, grid};
         return PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
     }
-    int keep = 0, busy;
-    struct fp_launcher *l;
-    /* a tuple only this call holds (built for it) is not in the table: a
-     * kept launcher holds its grid; nor is it worth keeping */
-    if (FP_TYPE(grid) == fpy.t_tuple && refs_of(grid) >= 2) {
-        if ((l = kept_find(self, grid, &busy))) {
-            PY(Py_IncRef)((PyObject *)l);
-            return (PyObject *)l;
-        }
-        keep = !busy && keepable(grid);
-    }
-    if (nfree) {
-        l = free_list[--nfree];
-        PY(_Py_NewReference)((PyObject *)l); /* a reference count of 1, as a new object's */
-    } else if (!(l = (struct fp_launcher *)PY(PyType_GenericAlloc)(launcher_type, 0))) {
+    int keep;
+    struct fp_launcher *l = (struct fp_launcher *)fp_keep_take(&kept, self, grid, &keep);
+    if (l)
+        return (PyObject *)l;
+    if (!(l = (struct fp_launcher *)fp_pool_get(&pool, launcher_type)))
         return NULL;
-    }
-    l->vectorcall = (void *)launcher_call;
+    l->b.vectorcall = (void *)launcher_call;
     PY(Py_IncRef)(self);
     PY(Py_IncRef)(grid);
-    l->jitfn = self;
-    l->grid = grid;
+    l->b.owner = self;
+    l->b.grid = grid;
     if (keep)
-        kept_add(l);
+        fp_keep_add(&kept, &l->b);
     return (PyObject *)l;
 }
 
 static struct py_member members[] = {
-    {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_launcher, vectorcall), PY_READONLY, NULL},
+    {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_launcher, b.vectorcall), PY_READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
 
 static struct trlat_pymethoddef getitem_def = {

@@ -20,9 +20,8 @@
 #include <stddef.h>
 
 struct fp_runner {
-    struct trlat_pyhead head;
-    void *vectorcall;
-    PyObject *compiled, *grid, *orig;
+    struct fp_bound b; /* owner: the CompiledKernel */
+    PyObject *orig;    /* CompiledKernel.__getitem__, the same for every runner */
 };
 
 static PyObject *runner_type, *s_stream, *s_module, *s__run, *s_packed, *s_src;
@@ -31,30 +30,20 @@ static PyObject *cls_attrs[3];
 static uint64_t cls_epoch;
 static const char *const cls_names[3] = {"_init_handles", "launch_metadata", "run"};
 
-#define FREE_MAX 4
-static struct fp_runner *free_list[FREE_MAX];
-static unsigned nfree;
+static struct fp_pool pool; /* freed runners (keep.c) */
 
 static void runner_dealloc(PyObject *self)
 {
     struct fp_runner *r = (struct fp_runner *)self;
-    void *tp = r->head.type;
-    trlat_py_drop(r->compiled);
-    trlat_py_drop(r->grid);
     trlat_py_drop(r->orig);
-    r->compiled = r->grid = r->orig = NULL;
-    if (nfree < FREE_MAX && PY(_Py_NewReference)) {
-        free_list[nfree++] = r;
-        return;
-    }
-    PY(PyObject_Free)(self);
-    PY(Py_DecRef)(tp);
+    r->orig = NULL;
+    fp_pool_put(&pool, &r->b);
 }
 
 /* Triton's own: orig(compiled, grid)(*args, **kwargs). */
 static PyObject *via_closure(struct fp_runner *r, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    PyObject *a[2] = {r->compiled, r->grid};
+    PyObject *a[2] = {r->b.owner, r->b.grid};
     PyObject *f = PY(PyObject_Vectorcall)(r->orig, a, 2, NULL);
     if (!f)
         return NULL;
@@ -148,7 +137,7 @@ static int serve(struct fp_runner *r, PyObject *const *args, Py_ssize_t nargs, P
     unsigned g[3];
     uint64_t stream;
     struct kcache *k;
-    if (fp_knobs_check() || grid_of(r->grid, g) || !(k = kernel_parts(r->compiled)) || stream_of(skw, &stream))
+    if (fp_knobs_check() || grid_of(r->b.grid, g) || !(k = kernel_parts(r->b.owner)) || stream_of(skw, &stream))
         return 0;
     return fp_launcher_serve(k->launcher, g, stream, k->function, k->packed, args, nargs, res);
 }
@@ -177,7 +166,7 @@ static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargs
         if (served)
             trlat_pyhook_count_call(ts, res ? launches : 0, !res, 0);
         else /* the launcher's hook times it from here */
-            trlat_pyhook_note_subscript(r->compiled, t0, site);
+            trlat_pyhook_note_subscript(r->b.owner, t0, site);
     }
     return served ? res : via_closure(r, args, nargsf, kwnames);
 }
@@ -207,7 +196,7 @@ static int resolve(PyObject *compiled)
     if (!PY(PyType_FromSpec) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) || !PY(PyVectorcall_Call))
         return state;
     static struct py_member members[] = {
-        {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_runner, vectorcall), PY_READONLY, NULL},
+        {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_runner, b.vectorcall), PY_READONLY, NULL},
         {NULL, 0, 0, 0, NULL}};
     static struct py_slot slots[] = {{PY_TP_DEALLOC, (void *)runner_dealloc},
                                      {0, NULL},
@@ -236,53 +225,8 @@ static int resolve(PyObject *compiled)
     return state;
 }
 
-/* A runner handed out again for a loop over compiled[grid] with a tuple
- * grid something else holds (a code constant, a variable), once Python
- * dropped it, as getitem.c keeps its launchers; a grid built per call is
- * never kept. The GIL guards the table. */
-#define KEEP_N 8
-static struct fp_runner *kept[KEEP_N];
-static unsigned kept_next;
-
-static inline uint32_t refs_of(const void *o)
-{
-    return *(const uint32_t *)o; /* ob_refcnt's low word (GIL builds, little-endian) */
-}
-
-static struct fp_runner *kept_find(PyObject *compiled, PyObject *grid, PyObject *orig, int *busy)
-{
-    *busy = 0;
-    for (unsigned i = 0; i < KEEP_N; i++) {
-        struct fp_runner *r = kept[i];
-        if (r && r->compiled == compiled && r->grid == grid && r->orig == orig) {
-            if (refs_of(r) == 1)
-                return r;
-            *busy = 1; /* the program holds it (f = compiled[grid]) */
-        }
-    }
-    return NULL;
-}
-
-static int keepable(PyObject *grid)
-{
-    Py_ssize_t n = fp_tuple_len(grid);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *x = fp_tuple_get(grid, i);
-        if (!x || FP_TYPE(x) != fpy.t_long)
-            return 0;
-    }
-    return n > 0;
-}
-
-static void kept_add(struct fp_runner *r)
-{
-    struct fp_runner *old = kept[kept_next];
-    PY(Py_IncRef)((PyObject *)r);
-    kept[kept_next] = r;
-    kept_next = (kept_next + 1) % KEEP_N;
-    if (old)
-        PY(Py_DecRef)((PyObject *)old);
-}
+/* Runners kept for held tuple grids (keep.c). */
+static struct fp_keep kept;
 
 PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid)
 {
@@ -292,30 +236,22 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
     trlat_py_drop(mod);
     if (!mod || mod == fpy.o_none)
         return NULL; /* _init_handles would load the module: Triton's own path */
-    struct fp_runner *r;
-    int keep = 0, busy;
-    if (FP_TYPE(grid) == fpy.t_tuple && refs_of(grid) >= 2) {
-        if ((r = kept_find(compiled, grid, orig, &busy))) {
-            PY(Py_IncRef)((PyObject *)r);
-            return (PyObject *)r;
-        }
-        keep = !busy && keepable(grid);
-    }
-    if (nfree) {
-        r = free_list[--nfree];
-        PY(_Py_NewReference)((PyObject *)r);
-    } else if (!(r = (struct fp_runner *)PY(PyType_GenericAlloc)(runner_type, 0))) {
+    int keep;
+    struct fp_runner *r = (struct fp_runner *)fp_keep_take(&kept, compiled, grid, &keep);
+    if (r)
+        return (PyObject *)r;
+    if (!(r = (struct fp_runner *)fp_pool_get(&pool, runner_type))) {
         PY(PyErr_Clear)();
         return NULL;
     }
-    r->vectorcall = (void *)runner_call;
+    r->b.vectorcall = (void *)runner_call;
     PY(Py_IncRef)(compiled);
     PY(Py_IncRef)(grid);
     PY(Py_IncRef)(orig);
-    r->compiled = compiled;
-    r->grid = grid;
+    r->b.owner = compiled;
+    r->b.grid = grid;
     r->orig = orig;
     if (keep)
-        kept_add(r);
+        fp_keep_add(&kept, &r->b);
     return (PyObject *)r;
 }

@@ -62,3 +62,11 @@ find_pythons() {
         case "$seen" in *" $real "*) ;; *) seen="$seen$real " && echo "$real" ;; esac
     done
 }
+
+# The fast-path suites' comparison of two runs TAG A and B under $WORK
+# (A.out, A.log: stdout and the TRLAT_FASTPATH_LOG launch log).
+same() { # NAME A B: same stdout and launch log
+    expect "$1: same output" "$(cat "$WORK/$3.out")" "$(cat "$WORK/$2.out")"
+    if cmp -s "$WORK/$2.log" "$WORK/$3.log" && [ -s "$WORK/$2.log" ]; then ok "$1: same launches"; else
+        fail "$1: same launches" "$(diff "$WORK/$2.log" "$WORK/$3.log" | head -4)"; fi
+}

@@ -19,11 +19,6 @@ run() { # TAG FASTPATH MODE N [env...]
     echo $? >>"$WORK/$tag.out"
     touch "$WORK/$tag.log"
 }
-same() { # NAME A B: same stdout and launch log
-    expect "$1: same output" "$(cat "$WORK/$3.out")" "$(cat "$WORK/$2.out")"
-    if cmp -s "$WORK/$2.log" "$WORK/$3.log" && [ -s "$WORK/$2.log" ]; then ok "$1: same launches"; else
-        fail "$1: same launches" "$(diff "$WORK/$2.log" "$WORK/$3.log" | head -4)"; fi
-}
 fpk() { rq "$WORK/$1.json" "$2"; } # TAG EXPR
 total() { fpk "$1" 'sum(k["fastpath"]["'"$2"'"] for k in r["kernels"] if k["fastpath"])'; }
 reason() { fpk "$1" 'sum(k["fastpath"]["fallbacks"].get("'"$2"'", 0) for k in r["kernels"] if k["fastpath"])'; }

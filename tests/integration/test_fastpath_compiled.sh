@@ -20,11 +20,6 @@ run() { # TAG FASTPATH [env...]
     echo $? >>"$WORK/$tag.out"
     touch "$WORK/$tag.log"
 }
-same() { # NAME A B: same stdout and launch log
-    expect "$1: same output" "$(cat "$WORK/$3.out")" "$(cat "$WORK/$2.out")"
-    if cmp -s "$WORK/$2.log" "$WORK/$3.log" && [ -s "$WORK/$2.log" ]; then ok "$1: same launches"; else
-        fail "$1: same launches" "$(diff "$WORK/$2.log" "$WORK/$3.log" | head -4)"; fi
-}
 fpk() { rq "$WORK/$1.json" "$2"; }
 k() { fpk "$1" "k(\"$2\")[\"fastpath\"]$3"; } # TAG KERNEL EXPR
 

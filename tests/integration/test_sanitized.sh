@@ -45,5 +45,17 @@ for how in log direct untimed; do
     fi
     expect "ASan+UBSan: fast path corpus ($how) hit" "$(rq "$WORK/san-fp-$how.json" 'sum(k["fastpath"]["hits"] for k in r["kernels"] if k["fastpath"]) > 100')" True
 done
+# the launcher memo (compiled kernels launched directly), verify mode too
+TRLAT_FASTPATH=0 python3 "$PROG" compiled 8 >"$WORK/cplain.out" 2>/dev/null
+for fp in 1 verify; do
+    TRLAT_FASTPATH=$fp TRLAT_OUTPUT="$WORK/san-cfp-$fp.json" LD_PRELOAD="$ASAN $SAN" python3 "$PROG" compiled 8 \
+        >"$WORK/o" 2>"$WORK/e"; rc=$?
+    if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/e" && cmp -s "$WORK/o" "$WORK/cplain.out"; then
+        ok "ASan+UBSan: compiled kernels ($fp)"
+    else
+        fail "ASan+UBSan: compiled kernels ($fp)" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/e" | tr '\n' ' ')"
+    fi
+    expect "ASan+UBSan: compiled kernels ($fp) hit" "$(rq "$WORK/san-cfp-$fp.json" 'k("add_kernel")["fastpath"]["hits"]')" 78
+done
 n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
 expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes
