@@ -29,6 +29,7 @@ static void *t_compiled; /* CompiledKernel, as first seen */
 static PyObject *cls_attrs[3];
 static uint64_t cls_epoch;
 static const char *const cls_names[3] = {"_init_handles", "launch_metadata", "run"};
+static PyObject *cls_names_obj[3]; /* the same, interned */
 
 static struct fp_pool pool; /* freed runners (keep.c) */
 
@@ -70,12 +71,27 @@ static void kc_clear(struct kcache *k)
     memset(k, 0, sizeof *k);
 }
 
+/* Whether the kernel's own __dict__ holds one of the methods the closure
+ * calls (_init_handles, launch_metadata): a method set on the instance. */
+static int shadowed(PyObject *compiled)
+{
+    PyObject *d = fp_getattr(compiled, fpy.s___dict__);
+    int r = !d || FP_TYPE(d) != fpy.t_dict || !PY(PyDict_GetItemWithError);
+    for (int i = 0; !r && i < 2; i++)
+        r = PY(PyDict_GetItemWithError)(d, cls_names_obj[i]) != NULL;
+    PY(PyErr_Clear)();
+    trlat_py_drop(d);
+    return r;
+}
+
 static struct kcache *kernel_parts(PyObject *compiled)
 {
     struct kcache *k = &kc[((uintptr_t)compiled >> 4) % KC_N];
     if (k->compiled == compiled && fpy.watchers && k->epoch == fpy.epoch)
         return k;
     kc_clear(k);
+    if (shadowed(compiled))
+        return NULL; /* the closure would call the instance's own */
     PyObject *l = fp_getattr(compiled, s__run), *f = fp_getattr(compiled, fpy.s_function),
              *p = fp_getattr(compiled, s_packed);
     if (!l || l == fpy.o_none || !f || !p) {
@@ -214,6 +230,8 @@ static int resolve(PyObject *compiled)
     runner_type = PY(PyType_FromSpec)(&spec);
     t_compiled = FP_TYPE(compiled);
     int ok = runner_type && s_stream && s_module && s__run && s_packed && s_src;
+    for (int i = 0; ok && i < 3; i++)
+        ok = (cls_names_obj[i] = PY(PyUnicode_InternFromString)(cls_names[i])) != NULL;
     for (int i = 0; ok && i < 3; i++)
         ok = (cls_attrs[i] = PY(PyObject_GetAttrString)((PyObject *)t_compiled, cls_names[i])) != NULL;
     PY(PyErr_Clear)();

@@ -710,6 +710,13 @@ def compiled():
     print("compiled: hook saw", len(seen), [sorted(m) if m else m for m in seen[:1]])
     for i in range(N):
         k[(3, 1, 1)](x, x, x, 64, 64)
+    # a launch_metadata set on the instance: Triton's closure calls it
+    calls = []
+    k.launch_metadata = lambda grid, stream, *args: calls.append(grid)
+    for i in range(N):
+        k[(2, 2, 1)](x, x, x, 64, 64)
+    del k.launch_metadata
+    print("compiled: the instance's launch_metadata called", len(calls), "times")
     print("compiled done")
 
 

@@ -36,14 +36,15 @@ for PY in "${pythons[@]}"; do
     expect "py$v compiled: ran to the end" "$(grep -c '^compiled done' "$WORK/on.out")" 1
     expect "py$v compiled: nothing on stderr" "$(grep -v '^trlat: ' "$WORK/on.err" "$WORK/ver.err")" ""
     # add_kernel: 8 rounds of 6 launching calls (one a list grid, through
-    # Triton's closure), the library's 7 after its first, 8 after the hooks;
+    # Triton's closure), the library's 7 after its first, 8 after the hooks,
+    # 8 with a launch_metadata of the instance's (the closure, then the launcher);
     # 3 keys (the JIT call's stays the JIT layer's miss: counted once)
-    expect "py$v compiled[grid], run(), a library's cached kernel: hits" "$(k on add_kernel '["hits"]')" 78
+    expect "py$v compiled[grid], run(), a library's cached kernel: hits" "$(k on add_kernel '["hits"]')" 86
     expect "py$v misses: one per argument-kind key" \
         "$(k on add_kernel '["misses"]'):$(k on scalars_kernel '["misses"]'):$(k on cluster_kernel '["misses"]')" "3:3:2"
     expect "py$v what the launcher rejects, and the launch hooks: counted by reason" \
         "$(k on add_kernel '["fallbacks"]')" "{'launch_hooks': 8, 'argtype': 3, 'binding': 1}"
-    expect "py$v verify: the same hits, no mismatch" "$(k ver add_kernel '["hits"]'):$(k ver add_kernel '["fallbacks"].get("verify_mismatch", 0)')" "78:0"
+    expect "py$v verify: the same hits, no mismatch" "$(k ver add_kernel '["hits"]'):$(k ver add_kernel '["fallbacks"].get("verify_mismatch", 0)')" "86:0"
     expect "py$v identical mode: misses for each new value" "$(( $(k ident add_kernel '["misses"]') > 3 ))" 1
     expect "py$v the scalar and cluster kernels hit" "$(k on scalars_kernel '["hits"]'):$(k on cluster_kernel '["hits"]')" "14:7"
     launches='sorted((k["name"], k["launches"], sum(s["launches"] for s in k["call_sites"])) for k in r["kernels"])'

@@ -55,7 +55,7 @@ for fp in 1 verify; do
     else
         fail "ASan+UBSan: compiled kernels ($fp)" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/e" | tr '\n' ' ')"
     fi
-    expect "ASan+UBSan: compiled kernels ($fp) hit" "$(rq "$WORK/san-cfp-$fp.json" 'k("add_kernel")["fastpath"]["hits"]')" 78
+    expect "ASan+UBSan: compiled kernels ($fp) hit" "$(rq "$WORK/san-cfp-$fp.json" 'k("add_kernel")["fastpath"]["hits"]')" 86
 done
 n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
 expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes
