@@ -22,6 +22,7 @@
  * let run is that layer's, never served or counted here. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
+#include "interpose/names.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -544,8 +545,25 @@ PyObject *fp_launcher_call(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     if (kwnames || nargs < 10 || !usable())
         return NULL;
     struct fp_clayout *L = layout_find(args[0]);
-    if (!L)
-        return NULL; /* made before the hook: nothing known of it */
+    if (!L) {
+        /* made before the hook: its signature unknown. Counted under its
+         * kernel's name from its second call on: a process's first launch
+         * runs while the hook is installed, and would otherwise show as a
+         * fallback in every program (a pointer seen, not held). */
+        static const void *seen[64];
+        const void **slot = &seen[((uintptr_t)args[0] >> 4) % 64];
+        if (*slot != args[0]) {
+            *slot = args[0];
+            return NULL;
+        }
+        uint64_t fn;
+        int u;
+        const char *name = FP_TYPE(args[5]) == fpy.t_long && !fp_read_int(args[5], &fn, &u)
+                               ? trlat_names_get((void *)(uintptr_t)fn)
+                               : NULL;
+        fp_count_stat(fp_stat_get(name ? name : "(other)"), FP_FALLBACK, FP_R_LAUNCHER);
+        return NULL;
+    }
     struct ccall cc;
     uint64_t stream;
     int u, reason = 0;

@@ -21,33 +21,33 @@
 /* Why a call did not replay (the report's fastpath.fallbacks). Each call is
  * counted once: a hit, a miss (captured or not), or one of these. The
  * nomemo_* reasons count misses whose launch could not be memoized. */
-#define FP_REASONS(X)                                                                         \
-    X(NONE, "none")                       /* no reason: 0, not a fallback */                  \
-    X(PRE_RUN_HOOKS, "pre_run_hooks")     /* JITFunction.pre_run_hooks set */                 \
-    X(LAUNCH_HOOKS, "launch_hooks")       /* knobs.runtime.launch_*_hook set */               \
-    X(WARMUP, "warmup")                   /* warmup=True */                                   \
-    X(ARGTYPE, "argtype")                 /* an argument the key cannot describe */           \
-    X(BINDING, "binding")                 /* arguments Triton's binder rejects */             \
-    X(KWARGS, "kwargs")                   /* a keyword option the key cannot describe */      \
-    X(GLOBALS, "globals")                 /* a global the kernel used changed */              \
-    X(KNOBS, "knobs")                     /* a Triton knob or hook not understood */          \
-    X(GRID, "grid")                       /* a grid the fast path does not launch */          \
-    X(CLASS, "class")                     /* not a plain triton JITFunction */                \
-    X(LAUNCHER, "launcher")               /* a CudaLauncher not modelled, or changed */       \
-    X(CAPTURING, "capturing")             /* inside another call being captured */            \
-    X(CACHE, "cache")                     /* Triton's kernel cache changed */                 \
-    X(CONTEXT, "context")                 /* no current CUDA context */                       \
-    X(DEVICE, "device")                   /* current device/stream unreadable */              \
-    X(TABLE, "table_full")                /* too many distinct JITFunctions */                \
-    X(VERIFY, "verify_mismatch")          /* verify mode disagreed */                         \
-    X(BLOCKED, "verify_blocked")          /* key blocked after a mismatch */                  \
-    X(LAUNCH_ERROR, "launch_error")       /* replay's launch failed */                        \
-    X(NOMEMO_SCRATCH, "nomemo_scratch")   /* kernel needs per-launch scratch */               \
-    X(NOMEMO_LAUNCHES, "nomemo_launches") /* the call launched 0 or 2+ times */               \
-    X(NOMEMO_RAISED, "nomemo_raised")     /* Triton raised */                                 \
-    X(NOMEMO_BLOCK, "nomemo_block")       /* launch block not copyable */                     \
-    X(NOMEMO_CACHE, "nomemo_cache")       /* result not found in Triton's cache */            \
-    X(BACKOFF, "backoff")                 /* its calls kept missing: not keyed for a while */ \
+#define FP_REASONS(X)                                                                            \
+    X(NONE, "none")                       /* no reason: 0, not a fallback */                     \
+    X(PRE_RUN_HOOKS, "pre_run_hooks")     /* JITFunction.pre_run_hooks set */                    \
+    X(LAUNCH_HOOKS, "launch_hooks")       /* knobs.runtime.launch_*_hook set */                  \
+    X(WARMUP, "warmup")                   /* warmup=True */                                      \
+    X(ARGTYPE, "argtype")                 /* an argument the key cannot describe */              \
+    X(BINDING, "binding")                 /* arguments Triton's binder rejects */                \
+    X(KWARGS, "kwargs")                   /* a keyword option the key cannot describe */         \
+    X(GLOBALS, "globals")                 /* a global the kernel used changed */                 \
+    X(KNOBS, "knobs")                     /* a Triton knob or hook not understood */             \
+    X(GRID, "grid")                       /* a grid the fast path does not launch */             \
+    X(CLASS, "class")                     /* not a plain triton JITFunction */                   \
+    X(LAUNCHER, "launcher")               /* a CudaLauncher unknown, not readable, or changed */ \
+    X(CAPTURING, "capturing")             /* inside another call being captured */               \
+    X(CACHE, "cache")                     /* Triton's kernel cache changed */                    \
+    X(CONTEXT, "context")                 /* no current CUDA context */                          \
+    X(DEVICE, "device")                   /* current device/stream unreadable */                 \
+    X(TABLE, "table_full")                /* too many distinct JITFunctions */                   \
+    X(VERIFY, "verify_mismatch")          /* verify mode disagreed */                            \
+    X(BLOCKED, "verify_blocked")          /* key blocked after a mismatch */                     \
+    X(LAUNCH_ERROR, "launch_error")       /* replay's launch failed */                           \
+    X(NOMEMO_SCRATCH, "nomemo_scratch")   /* kernel needs per-launch scratch */                  \
+    X(NOMEMO_LAUNCHES, "nomemo_launches") /* the call launched 0 or 2+ times */                  \
+    X(NOMEMO_RAISED, "nomemo_raised")     /* Triton raised */                                    \
+    X(NOMEMO_BLOCK, "nomemo_block")       /* launch block not copyable */                        \
+    X(NOMEMO_CACHE, "nomemo_cache")       /* result not found in Triton's cache */               \
+    X(BACKOFF, "backoff")                 /* its calls kept missing: not keyed for a while */    \
     X(INTERNAL, "internal")               /* trlat's own failure (memory, ...) */
 
 enum fp_reason {

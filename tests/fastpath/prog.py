@@ -717,6 +717,16 @@ def compiled():
         k[(2, 2, 1)](x, x, x, 64, 64)
     del k.launch_metadata
     print("compiled: the instance's launch_metadata called", len(calls), "times")
+    # the warm-up kernel's launcher was made before the hook: its calls
+    # through the launcher are counted (launcher) until compiled[grid]
+    # learns it from the kernel
+    wk = warm_kernel[(1, )]()
+    for _ in range(N):
+        wk.run(1, 1, 1, 0, wk.function, wk.packed_metadata, None, None, None)
+    for _ in range(N):
+        wk[(1, 1, 1)]()
+    for _ in range(N):
+        wk.run(1, 1, 1, 0, wk.function, wk.packed_metadata, None, None, None)
     print("compiled done")
 
 

@@ -46,6 +46,11 @@ for PY in "${pythons[@]}"; do
         "$(k on add_kernel '["fallbacks"]')" "{'launch_hooks': 8, 'argtype': 3, 'binding': 1}"
     expect "py$v verify: the same hits, no mismatch" "$(k ver add_kernel '["hits"]'):$(k ver add_kernel '["fallbacks"].get("verify_mismatch", 0)')" "86:0"
     expect "py$v identical mode: misses for each new value" "$(( $(k ident add_kernel '["misses"]') > 3 ))" 1
+    # 8 CompiledKernel.run calls before compiled[grid] learnt the launcher
+    # made before the hook (its first call, the process's first launch while
+    # the hooks were installed, is not counted)
+    expect "py$v a launcher made before the hook: counted, then learnt" \
+        "$(k on warm_kernel '["fallbacks"]'):$(k on warm_kernel '["hits"]')" "{'launcher': 8}:15"
     expect "py$v the scalar and cluster kernels hit" "$(k on scalars_kernel '["hits"]'):$(k on cluster_kernel '["hits"]')" "14:7"
     launches='sorted((k["name"], k["launches"], sum(s["launches"] for s in k["call_sites"])) for k in r["kernels"])'
     expect "py$v every launch counted at a site" "$(fpk on "$launches")" "$(fpk off "$launches")"
