@@ -162,7 +162,7 @@ void fp_launcher_learn(PyObject *self, PyObject *src, PyObject *metadata)
     PY(Py_IncRef)(self);
     L->launcher = self;
     L->type = FP_TYPE(self);
-    L->id = ++fpy.next_layout_id; /* the JIT layouts' counter: keys never collide */
+    L->id = fpy.next_layout_id++; /* the JIT layouts' counter, as layout.c takes it: keys never collide */
     L->epoch = fpy.epoch;
     fp_watch_dict_of(self);
     unsigned i = slot_of(self);
