@@ -159,6 +159,8 @@ void fp_launcher_learn(PyObject *self, PyObject *src, PyObject *metadata)
     trlat_py_drop(name);
     if (read_attrs(self, L->attrs, &L->launch))
         L->bad = FP_R_LAUNCHER;
+    else if (!L->bad && L->attrs[0] + L->attrs[1] != 0)
+        L->bad = FP_R_NOMEMO_SCRATCH; /* allocated per launch */
     PY(Py_IncRef)(self);
     L->launcher = self;
     L->type = FP_TYPE(self);
@@ -468,8 +470,6 @@ static int lookup(struct fp_clayout *L, struct ccall *cc, PyObject *enter, PyObj
     *reason = L->bad;
     if (!*reason && (FP_TYPE(L->launcher) != L->type || attrs_current(L)))
         *reason = L->bad ? L->bad : FP_R_LAUNCHER;
-    if (!*reason && L->attrs[0] + L->attrs[1] != 0)
-        *reason = FP_R_NOMEMO_SCRATCH; /* allocated per launch */
     if (!*reason && (!hook_idle(enter) || !hook_idle(exit_)))
         *reason = FP_R_LAUNCH_HOOKS;
     if (!*reason)

@@ -431,32 +431,6 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
 int fp_launcher_serve(PyObject *launcher, const unsigned g[3], uint64_t stream, PyObject *function, PyObject *packed,
                       PyObject *const *kargs, Py_ssize_t nk, PyObject **result);
 
-/* ---- objects a C __getitem__ hands out (keep.c) ---- */
-/* Bound to (owner, grid): a JITFunction's or a CompiledKernel's. */
-struct fp_bound {
-    struct trlat_pyhead head;
-    void *vectorcall;
-    PyObject *owner, *grid;
-};
-#define FP_KEEP_N 8
-struct fp_keep {
-    struct fp_bound *o[FP_KEEP_N];
-    unsigned next;
-};
-/* The object kept for (owner, grid) once Python dropped it (a new
- * reference), else NULL with *keep: whether one made now should be kept. */
-struct fp_bound *fp_keep_take(struct fp_keep *k, PyObject *owner, PyObject *grid, int *keep);
-void fp_keep_add(struct fp_keep *k, struct fp_bound *b);
-#define FP_POOL_N 4
-struct fp_pool {
-    struct fp_bound *free[FP_POOL_N];
-    unsigned n;
-};
-/* A pooled or new object of type (a new reference; NULL with an error set). */
-struct fp_bound *fp_pool_get(struct fp_pool *p, PyObject *type);
-/* The type's dealloc: drops owner and grid, then pools or frees b. */
-void fp_pool_put(struct fp_pool *p, struct fp_bound *b);
-
 /* getitem.c: installs the C __getitem__ on JITFunction (once). */
 void fp_getitem_install(void);
 /* The call a C __getitem__ already keyed, handed to the run hook. */

@@ -8,6 +8,7 @@
  * Calls it cannot mirror exactly (grid or warmup among the keywords, a
  * subclass, a fast path that is off) go through the original lambda. */
 #include "fastpath/fp_py.h"
+#include "fastpath/keep.h"
 #include "fastpath/phases.h"
 #include "interpose/python/pyhook.h"
 #include "interpose/clock.h"
@@ -25,14 +26,14 @@ struct fp_launcher {
 _Thread_local struct fp_prekey *fp_prekey_tls __attribute__((tls_model("initial-exec")));
 static PyObject *launcher_type, *orig_getitem, *s_grid_warmup;
 
-static struct fp_pool pool; /* freed launchers (keep.c) */
+static struct fp_pool pool; /* freed launchers (keep.h) */
 
 static void launcher_dealloc(PyObject *self)
 {
     fp_pool_put(&pool, &((struct fp_launcher *)self)->b);
 }
 
-/* Launchers kept for held tuple grids (keep.c). */
+/* Launchers kept for held tuple grids (keep.h). */
 static struct fp_keep kept;
 
 /* The original: KernelInterface.__getitem__(jitfn, grid)(*args, **kwargs). */
@@ -163,15 +164,8 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
         return via_lambda(l, l->b.grid, args, nargsf, kwnames);
     /* What the run hook notes for a call (pyhook_call.c), for a replay that
      * never reaches it: the entry time and the caller's site. */
-    struct trlat_tstate *ts = trlat_tstate_get();
-    int outer = ts && !ts->py_t0 && !(ts->slow & TRLAT_SLOW_PAUSED); /* timed, unless profiling is paused */
-    struct trlat_pycall saved = {0, 0};                              /* set when outer (LTO at -O1 cannot tell) */
-    uint64_t t0 = 0, site = 0;
-    if (outer) {
-        t0 = trlat_py_stamp();
-        site = trlat_pyhook_caller_site();
-        trlat_pycall_open(ts, t0, site, &saved);
-    }
+    struct trlat_pyserve ps;
+    trlat_pyserve_open(&ps);
     struct fp_call c;
     struct fp_call *miss = NULL;
     PyObject *grid = l->b.grid, *odd = NULL, *k = NULL;
@@ -205,13 +199,13 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
         fp_count(fp_layout_get(l->b.owner), FP_FALLBACK, FP_R_BINDING);
         c.device_obj = NULL;
     }
-    if (outer) {
-        uint32_t launches = trlat_pycall_close(ts, &saved);
+    if (ps.ts) {
+        uint32_t launches = trlat_pycall_close(ps.ts, &ps.saved);
         if (served) /* a replay (or its launch error, raised as Triton would) */
-            trlat_pyhook_count_call(ts, k ? launches : 0, 0, 0);
+            trlat_pyhook_count_call(ps.ts, k ? launches : 0, 0, 0);
     }
     if (!served)
-        k = via_run(l, grid, args, nargs, kwnames, miss, t0, site); /* the run hook times it from t0 */
+        k = via_run(l, grid, args, nargs, kwnames, miss, ps.t0, ps.site); /* the run hook times it from t0 */
     trlat_py_drop(odd);
     fp_call_release(&c);
     if (__builtin_expect(fp_phases_on, 0) && served && k) {

@@ -223,27 +223,35 @@ static int globals_unchanged(PyObject *ugv)
     return 1;
 }
 
-int fp_knobs_check(void)
+/* The knobs as last read (again when a watched dict moved): 0 or a reason. */
+static inline int knobs_reason(void)
 {
     if (!fpy.watchers || K.epoch != fpy.epoch) {
         K.reason = knobs_read();
         K.epoch = fpy.epoch;
     }
-    if (K.reason)
-        return K.reason;
-    if ((K.enter_calls && trlat_py_size(K.enter_calls) != 0) || (K.exit_calls && trlat_py_size(K.exit_calls) != 0))
-        return FP_R_LAUNCH_HOOKS;
-    return 0;
+    return K.reason;
+}
+
+/* A HookChain list that is not empty: the launcher calls its hooks. */
+static inline int calls_busy(PyObject *calls)
+{
+    return calls && trlat_py_size(calls) != 0; /* exact lists (hook_state) */
+}
+
+int fp_knobs_check(void)
+{
+    int r = knobs_reason();
+    if (!r && (calls_busy(K.enter_calls) || calls_busy(K.exit_calls)))
+        r = FP_R_LAUNCH_HOOKS;
+    return r;
 }
 
 int fp_guards(struct fp_layout *L, int getitem)
 {
-    if (!fpy.watchers || K.epoch != fpy.epoch) {
-        K.reason = knobs_read();
-        K.epoch = fpy.epoch;
-    }
-    if (K.reason)
-        return K.reason;
+    int r = knobs_reason();
+    if (r)
+        return r;
     if (!fpy.watchers || L->epoch != fpy.epoch) {
         L->greason = layout_read(L);
         L->epoch = fpy.epoch;
@@ -255,7 +263,7 @@ int fp_guards(struct fp_layout *L, int getitem)
         return FP_R_CLASS;
     if (trlat_py_size(L->prh) != 0) /* exact lists (layout_read, hook_state) */
         return FP_R_PRE_RUN_HOOKS;
-    if ((K.enter_calls && trlat_py_size(K.enter_calls) != 0) || (K.exit_calls && trlat_py_size(K.exit_calls) != 0))
+    if (calls_busy(K.enter_calls) || calls_busy(K.exit_calls))
         return FP_R_LAUNCH_HOOKS;
     if (!globals_unchanged(L->ugv))
         return FP_R_GLOBALS;

@@ -14,6 +14,7 @@
  * is read by no one). Anything else, a miss included, goes through the
  * closure Triton's own __getitem__ makes, timed from the runner's call. */
 #include "fastpath/fp_py.h"
+#include "fastpath/keep.h"
 #include "interpose/python/pyhook.h"
 #include "interpose/tstate.h"
 
@@ -31,7 +32,7 @@ static uint64_t cls_epoch;
 static const char *const cls_names[3] = {"_init_handles", "launch_metadata", "run"};
 static PyObject *cls_names_obj[3]; /* the same, interned */
 
-static struct fp_pool pool; /* freed runners (keep.c) */
+static struct fp_pool pool; /* freed runners (keep.h) */
 
 static void runner_dealloc(PyObject *self)
 {
@@ -53,7 +54,7 @@ static PyObject *via_closure(struct fp_runner *r, PyObject *const *args, size_t 
     return res;
 }
 
-/* A compiled kernel's launcher, function and metadata tuple, read once per
+/* A loaded compiled kernel's launcher, function and metadata tuple, read once per
  * kernel while its __dict__ is unchanged (watched; read on every call
  * without watchers). Direct-mapped; an entry holds its kernel. */
 #define KC_N 64
@@ -92,6 +93,10 @@ static struct kcache *kernel_parts(PyObject *compiled)
     kc_clear(k);
     if (shadowed(compiled))
         return NULL; /* the closure would call the instance's own */
+    PyObject *mod = fp_getattr(compiled, s_module);
+    trlat_py_drop(mod);
+    if (!mod || mod == fpy.o_none)
+        return NULL; /* _init_handles would load the module: Triton's own path */
     PyObject *l = fp_getattr(compiled, s__run), *f = fp_getattr(compiled, fpy.s_function),
              *p = fp_getattr(compiled, s_packed);
     if (!l || l == fpy.o_none || !f || !p) {
@@ -166,23 +171,16 @@ static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargs
         return via_closure(r, args, nargsf, kwnames);
     /* what the launcher's hook notes for a call (pyhook_call.c), for a
      * replay that never reaches it */
-    struct trlat_tstate *ts = trlat_tstate_get();
-    int outer = ts && !ts->py_t0 && !(ts->slow & TRLAT_SLOW_PAUSED);
-    struct trlat_pycall saved = {0, 0};
-    uint64_t t0 = 0, site = 0;
-    if (outer) {
-        t0 = trlat_py_stamp();
-        site = trlat_pyhook_caller_site();
-        trlat_pycall_open(ts, t0, site, &saved);
-    }
+    struct trlat_pyserve ps;
+    trlat_pyserve_open(&ps);
     PyObject *res = NULL;
     int served = serve(r, args, nargs, kwnames, &res);
-    if (outer) {
-        uint32_t launches = trlat_pycall_close(ts, &saved);
+    if (ps.ts) {
+        uint32_t launches = trlat_pycall_close(ps.ts, &ps.saved);
         if (served)
-            trlat_pyhook_count_call(ts, res ? launches : 0, !res, 0);
+            trlat_pyhook_count_call(ps.ts, res ? launches : 0, !res, 0);
         else /* the launcher's hook times it from here */
-            trlat_pyhook_note_subscript(r->b.owner, t0, site);
+            trlat_pyhook_note_subscript(r->b.owner, ps.t0, ps.site);
     }
     return served ? res : via_closure(r, args, nargsf, kwnames);
 }
@@ -243,17 +241,15 @@ static int resolve(PyObject *compiled)
     return state;
 }
 
-/* Runners kept for held tuple grids (keep.c). */
+/* Runners kept for held tuple grids (keep.h). */
 static struct fp_keep kept;
 
 PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid)
 {
     if (!fp_ready() || fp_conf.verify || resolve(compiled) < 0 || FP_TYPE(compiled) != t_compiled || class_current())
         return NULL;
-    PyObject *mod = fp_getattr(compiled, s_module);
-    trlat_py_drop(mod);
-    if (!mod || mod == fpy.o_none)
-        return NULL; /* _init_handles would load the module: Triton's own path */
+    if (!kernel_parts(compiled))
+        return NULL; /* not loaded (_init_handles would load it), or not as the runner serves it */
     int keep;
     struct fp_runner *r = (struct fp_runner *)fp_keep_take(&kept, compiled, grid, &keep);
     if (r)

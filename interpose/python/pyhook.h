@@ -175,4 +175,25 @@ int trlat_pyhook_add_site_rule(int library, const char *rule);
  * main thread. Any thread, GIL or not, cheap once there is nothing to do. */
 void trlat_pyhook_poke(void);
 
+/* A call the fast path serves without the hooked function (its kernel[grid]
+ * launcher, its compiled[grid] runner), timed as the hook times a call:
+ * opened when it is the thread's outermost and profiling is not paused
+ * (ts set), else ts NULL and nothing to close. */
+struct trlat_pyserve {
+    struct trlat_tstate *ts;
+    struct trlat_pycall saved;
+    uint64_t t0, site;
+};
+static inline void trlat_pyserve_open(struct trlat_pyserve *s)
+{
+    struct trlat_tstate *ts = trlat_tstate_get();
+    *s = (struct trlat_pyserve){NULL, {0, 0}, 0, 0};
+    if (!ts || ts->py_t0 || (ts->slow & TRLAT_SLOW_PAUSED))
+        return;
+    s->ts = ts;
+    s->t0 = trlat_py_stamp();
+    s->site = trlat_pyhook_caller_site();
+    trlat_pycall_open(ts, s->t0, s->site, &s->saved);
+}
+
 #endif

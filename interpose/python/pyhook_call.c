@@ -127,13 +127,12 @@ static PyObject *launch_with_fastpath(PyObject *orig, PyObject *const *args, Py_
 
 static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (kind <= TRLAT_PYHOOK_JIT || kind == TRLAT_PYHOOK_LAUNCHER) {
-        if (trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF && nargs >= 1) {
-            if (kind == TRLAT_PYHOOK_JIT)
-                return run_with_fastpath(orig, args, nargs, kwnames);
-            if (memo_ops && memo_ops->launch)
-                return launch_with_fastpath(orig, args, nargs, kwnames);
-        }
+    if ((kind == TRLAT_PYHOOK_JIT || kind == TRLAT_PYHOOK_LAUNCHER) && nargs >= 1 &&
+        trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
+        if (kind == TRLAT_PYHOOK_JIT)
+            return run_with_fastpath(orig, args, nargs, kwnames);
+        if (memo_ops)
+            return launch_with_fastpath(orig, args, nargs, kwnames);
     }
     return vectorcall(orig, args, nargs, kwnames);
 }
@@ -207,8 +206,7 @@ static PyObject *getitem(int kind, PyObject *orig, PyObject *const *args, Py_ssi
 {
     if (nargs != 2 || kwnames)
         return vectorcall(orig, args, nargs, kwnames);
-    if (kind == TRLAT_PYHOOK_COMPILED_GETITEM && memo_ops && memo_ops->compiled_getitem &&
-        trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
+    if (kind == TRLAT_PYHOOK_COMPILED_GETITEM && memo_ops && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
         PyObject *runner = memo_ops->compiled_getitem(orig, args[0], args[1]);
         if (runner)
             return runner; /* it times its own call */
@@ -284,7 +282,7 @@ static PyObject *hook_vectorcall(PyObject *self, PyObject *const *args, size_t n
         return getitem(h->kind, h->orig, args, nargs, kwnames);
     if (h->kind == TRLAT_PYHOOK_LAUNCHER_INIT) {
         PyObject *r = vectorcall(h->orig, args, nargs, kwnames);
-        if (r && nargs >= 1 && memo_ops && memo_ops->launcher_made)
+        if (r && nargs >= 1 && memo_ops)
             memo_ops->launcher_made(args[0], args + 1, nargs - 1, kwnames);
         return r;
     }

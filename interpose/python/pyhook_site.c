@@ -89,9 +89,11 @@ static void learn_line(PyObject *code, int64_t off, int line, struct trlat_pysit
         PY(Py_DecRef)(name);
 }
 
-static void learn(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_hit *hit)
+/* A frame object's (code, offset): its site and level, learnt on first sight. */
+static void frame_hit(PyObject *f, PyObject *code, int64_t off, struct trlat_pysite_hit *hit)
 {
-    learn_line(code, off, PY(PyFrame_GetLineNumber)(f), hit);
+    if (!trlat_pysite_lookup(code, off, hit))
+        learn_line(code, off, PY(PyFrame_GetLineNumber)(f), hit);
 }
 
 /* The user's site of a call on a thread with no frame of the program's
@@ -142,10 +144,8 @@ static uint64_t waiting_user_site(void)
         for (int depth = 0; f && !user && depth < (waiting ? MAX_USER_DEPTH : 3); depth++) {
             PyObject *code = PY(PyFrame_GetCode)(f);
             if (waiting) {
-                int64_t off = frame_offset(f);
                 struct trlat_pysite_hit hit;
-                if (!trlat_pysite_lookup(code, off, &hit))
-                    learn(f, code, off, &hit);
+                frame_hit(f, code, frame_offset(f), &hit);
                 if (hit.level == TRLAT_PYSITE_USER)
                     user = hit.site;
             } else {
@@ -335,8 +335,7 @@ uint64_t trlat_pyhook_caller_site(void)
         if (depth == 0 && FR.state == 1)
             compare = frame_compare(f, code, off);
         struct trlat_pysite_hit hit;
-        if (!trlat_pysite_lookup(code, off, &hit))
-            learn(f, code, off, &hit);
+        frame_hit(f, code, off, &hit);
         PY(Py_DecRef)(code);
         if (walk_step(&hit, &kernel, &user))
             break;
