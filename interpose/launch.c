@@ -89,7 +89,7 @@ static void record_extra(struct trlat_tstate *ts, struct trlat_kslot *k, const s
     if (!ts->py_t0 && ts->native_sites) { /* a Python call's site is in its record */
         uint64_t site = trlat_native_site(ret);
         if (site)
-            trlat_kslot_add_site(k, site, TRLAT_SITE_NATIVE);
+            trlat_kslot_add_site(k, site, TRLAT_SITE_NATIVE, 0, 0);
     }
     if (trlat_trace_on()) {
         struct trlat_event e = {.t0 = l->t0,

@@ -214,8 +214,11 @@ void trlat_tstate_drain(struct trlat_tstate *ts)
         const struct trlat_rec *r = &ts->recs[i];
         struct trlat_kslot *k = trlat_kslot_get(ts, r->func);
         uint64_t site = trlat_rec_site(r->site);
-        if (site)
-            trlat_kslot_add_site(k, site, TRLAT_SITE_PYTHON);
+        if (site) {
+            uint64_t gap, triton;
+            trlat_rec_site_ns(r, &last, &gap, &triton);
+            trlat_kslot_add_site(k, site, TRLAT_SITE_PYTHON, gap, triton);
+        }
         if (!trlat_rec_times(r, &last, &k->driver, &k->gap, &k->py, &k->ret, &k->weighted))
             TRLAT_WR(k->untimed, TRLAT_RD(k->untimed) + 1);
     }
@@ -265,22 +268,27 @@ uint32_t trlat_tstate_pending(const struct trlat_tstate *ts, struct trlat_rec *o
     return 0;
 }
 
-void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind)
+void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind, uint64_t gap_ns, uint64_t triton_ns)
 {
     for (int i = 0; i < TRLAT_MAX_SITES; i++) {
-        uint64_t id = TRLAT_RD(k->sites[i].id);
-        if (id == site) {
-            TRLAT_WR(k->sites[i].launches, TRLAT_RD(k->sites[i].launches) + 1);
-            return;
+        struct trlat_site *s = &k->sites[i];
+        uint64_t id = TRLAT_RD(s->id);
+        if (id == site || id == 0) {
+            TRLAT_WR(s->launches, TRLAT_RD(s->launches) + 1);
+            TRLAT_WR(s->gap_ns, TRLAT_RD(s->gap_ns) + gap_ns);
+            TRLAT_WR(s->triton_ns, TRLAT_RD(s->triton_ns) + triton_ns);
         }
+        if (id == site)
+            return;
         if (id == 0) {
-            TRLAT_WR(k->sites[i].launches, 1);
-            TRLAT_WR(k->sites[i].id, site);
+            TRLAT_WR(s->id, site);
             TRLAT_WR(k->site_kind, kind);
             return;
         }
     }
     TRLAT_WR(k->other_sites, TRLAT_RD(k->other_sites) + 1);
+    TRLAT_WR(k->other_gap_ns, TRLAT_RD(k->other_gap_ns) + gap_ns);
+    TRLAT_WR(k->other_triton_ns, TRLAT_RD(k->other_triton_ns) + triton_ns);
 }
 
 void trlat_stat_snapshot(struct trlat_stat *dst, const struct trlat_stat *src)

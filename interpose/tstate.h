@@ -31,6 +31,10 @@ enum { TRLAT_SLOW_THREAD = 1, TRLAT_SLOW_HOOKS = 2, TRLAT_SLOW_PAUSED = 4 }; /* 
 struct trlat_site {
     uint64_t id; /* 0: empty */
     uint64_t launches;
+    /* Python sites: the host time on the launching thread from the previous
+     * launch's driver exit to this site's launch (gap), and of it the Triton
+     * call's own py->driver plus return, in ns (weighted as the kernel's) */
+    uint64_t gap_ns, triton_ns;
 };
 
 struct trlat_kslot {
@@ -42,7 +46,7 @@ struct trlat_kslot {
     struct trlat_stat driver, gap, py;
     struct trlat_stat ret; /* driver exit to the Python call's return (its first launch) */
     struct trlat_site sites[TRLAT_MAX_SITES];
-    uint64_t other_sites;
+    uint64_t other_sites, other_gap_ns, other_triton_ns; /* launches past the 8 sites, and their times */
     int site_kind; /* TRLAT_SITE_PYTHON or TRLAT_SITE_NATIVE of the last site added */
 };
 
@@ -330,11 +334,31 @@ static inline __attribute__((always_inline)) int trlat_rec_times(const struct tr
     return 1;
 }
 
+/* What a record adds to its site's gap_ns and triton_ns, weighted as
+ * trlat_rec_add_times weighs its times; taken before trlat_rec_times moves
+ * *last on. An open call's return (ret still 0) is not in it. */
+static inline void trlat_rec_site_ns(const struct trlat_rec *r, const struct trlat_rec_last *last, uint64_t *gap,
+                                     uint64_t *triton)
+{
+    *gap = *triton = 0;
+    if (!r->t0)
+        return;
+    uint64_t w = trlat_rec_weight(r->site), gw = w * (last->weight ? last->weight : 1);
+    if (last->t1)
+        *gap = trlat_ticks_ns(r->t0 - last->t1) * gw;
+    if (r->py_t0 > TRLAT_PY_UNTIMED)
+        *triton = trlat_ticks_ns(r->t0 - r->py_t0) * w;
+    uint64_t rt = TRLAT_RD(r->ret);
+    if (rt)
+        *triton += trlat_ticks_ns(rt - r->t1) * w;
+}
+
 /* A consistent-enough copy of a stat another thread may be writing. */
 void trlat_stat_snapshot(struct trlat_stat *dst, const struct trlat_stat *src);
 
-/* Counts one site for the slot (bounded: 8 sites, then "other"). */
-void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind);
+/* Counts one launch for the slot's site, with its host times (bounded: 8
+ * sites, then "other"). */
+void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind, uint64_t gap_ns, uint64_t triton_ns);
 
 /* Iterates over every slot of every thread (the fold; not on the launch path). */
 typedef void (*trlat_slot_fn)(const struct trlat_tstate *ts, const struct trlat_kslot *k, void *arg);

@@ -60,17 +60,24 @@ struct trlat_kstats *trlat_fold_kernel(struct trlat_fold *f, const char *name)
     return ks;
 }
 
-void trlat_kstats_add_site(struct trlat_kstats *k, uint64_t id, int kind, uint64_t launches)
+static void site_add(struct trlat_fsite *d, const struct trlat_fsite *s)
+{
+    d->launches += s->launches;
+    d->gap_ns += s->gap_ns;
+    d->triton_ns += s->triton_ns;
+}
+
+void trlat_kstats_add_site(struct trlat_kstats *k, const struct trlat_fsite *s)
 {
     for (int i = 0; i < k->nsites; i++)
-        if (k->sites[i].id == id && k->sites[i].kind == kind) {
-            k->sites[i].launches += launches;
+        if (k->sites[i].id == s->id && k->sites[i].kind == s->kind) {
+            site_add(&k->sites[i], s);
             return;
         }
     if (k->nsites < (int)(sizeof k->sites / sizeof k->sites[0]))
-        k->sites[k->nsites++] = (struct trlat_fsite){id, kind, launches};
+        k->sites[k->nsites++] = *s;
     else
-        k->other_sites += launches;
+        site_add(&k->other, s);
 }
 
 static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s, void *arg)
@@ -107,11 +114,13 @@ static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s,
     k->errors += TRLAT_RD(s->errors);
     int kind = TRLAT_RD(s->site_kind);
     for (int i = 0; i < TRLAT_MAX_SITES; i++) {
-        uint64_t id = TRLAT_RD(s->sites[i].id);
-        if (id)
-            trlat_kstats_add_site(k, id, kind, TRLAT_RD(s->sites[i].launches));
+        struct trlat_fsite site = {TRLAT_RD(s->sites[i].id), kind, TRLAT_RD(s->sites[i].launches),
+                                   TRLAT_RD(s->sites[i].gap_ns), TRLAT_RD(s->sites[i].triton_ns)};
+        if (site.id)
+            trlat_kstats_add_site(k, &site);
     }
-    k->other_sites += TRLAT_RD(s->other_sites);
+    site_add(&k->other, &(struct trlat_fsite){0, 0, TRLAT_RD(s->other_sites), TRLAT_RD(s->other_gap_ns),
+                                              TRLAT_RD(s->other_triton_ns)});
 }
 
 /* Launches still in a thread's record batch (not yet folded into its slots). */
@@ -140,9 +149,11 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
             f->unnamed_launches++;
         }
         k->from_driver++;
-        uint64_t site = trlat_rec_site(recs[i].site);
-        if (site)
-            trlat_kstats_add_site(k, site, TRLAT_SITE_PYTHON, 1);
+        struct trlat_fsite site = {trlat_rec_site(recs[i].site), TRLAT_SITE_PYTHON, 1, 0, 0};
+        if (site.id) {
+            trlat_rec_site_ns(&recs[i], &last, &site.gap_ns, &site.triton_ns);
+            trlat_kstats_add_site(k, &site);
+        }
         uint64_t weighted = 0; /* the launch is counted above */
         trlat_rec_times(&recs[i], &last, &k->driver, &k->gap, &k->py, &k->ret, &weighted);
     }

@@ -15,7 +15,7 @@
 struct trlat_fsite {
     uint64_t id;
     int kind;
-    uint64_t launches;
+    uint64_t launches, gap_ns, triton_ns; /* see struct trlat_site */
 };
 
 struct trlat_fpath {
@@ -34,7 +34,7 @@ struct trlat_kstats {
     struct trlat_fpath fastpath;
     struct trlat_fsite sites[64]; /* merged from all threads; top 8 reported */
     int nsites;
-    uint64_t other_sites;
+    struct trlat_fsite other; /* launches (and times) of sites beyond those */
 };
 
 struct trlat_fold {
@@ -56,7 +56,7 @@ struct trlat_kstats *trlat_fold_kernel(struct trlat_fold *f, const char *name);
 /* Sorts kernels by total host time (driver + py->driver), descending. */
 void trlat_fold_sort(struct trlat_fold *f);
 void trlat_fold_free(struct trlat_fold *f);
-/* Adds one site's launches to a kernel. */
-void trlat_kstats_add_site(struct trlat_kstats *k, uint64_t id, int kind, uint64_t launches);
+/* Adds one site's launches and host times (s->id, s->kind: which) to a kernel. */
+void trlat_kstats_add_site(struct trlat_kstats *k, const struct trlat_fsite *s);
 
 #endif

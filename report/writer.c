@@ -61,26 +61,35 @@ static void sites_json(struct trlat_json *j, struct trlat_kstats *k)
 {
     qsort(k->sites, (size_t)k->nsites, sizeof k->sites[0], by_launches);
     trlat_json_arr(j, "call_sites");
-    uint64_t other = k->other_sites;
+    struct trlat_fsite other = k->other;
     for (int i = 0; i < k->nsites; i++) {
+        const struct trlat_fsite *s = &k->sites[i];
         if (i >= TRLAT_REPORT_SITES) {
-            other += k->sites[i].launches;
+            other.launches += s->launches;
+            other.gap_ns += s->gap_ns;
+            other.triton_ns += s->triton_ns;
             continue;
         }
         char buf[512];
         trlat_json_obj(j, NULL);
-        trlat_json_str(j, "site", trlat_site_text(k->sites[i].id, k->sites[i].kind, buf, sizeof buf));
-        trlat_json_str(j, "kind", k->sites[i].kind == TRLAT_SITE_PYTHON ? "python" : "native");
-        if (k->sites[i].kind == TRLAT_SITE_PYTHON)
-            trlat_json_str(j, "user_site", trlat_site_user_text(k->sites[i].id, buf, sizeof buf));
-        trlat_json_u64(j, "launches", k->sites[i].launches);
+        trlat_json_str(j, "site", trlat_site_text(s->id, s->kind, buf, sizeof buf));
+        trlat_json_str(j, "kind", s->kind == TRLAT_SITE_PYTHON ? "python" : "native");
+        if (s->kind == TRLAT_SITE_PYTHON)
+            trlat_json_str(j, "user_site", trlat_site_user_text(s->id, buf, sizeof buf));
+        trlat_json_u64(j, "launches", s->launches);
+        if (s->kind == TRLAT_SITE_PYTHON) {
+            trlat_json_u64(j, "gap_ns", s->gap_ns);
+            trlat_json_u64(j, "triton_ns", s->triton_ns);
+        }
         trlat_json_end_obj(j);
     }
-    if (other) {
+    if (other.launches) {
         trlat_json_obj(j, NULL);
         trlat_json_str(j, "site", "(other)");
         trlat_json_str(j, "kind", "other");
-        trlat_json_u64(j, "launches", other);
+        trlat_json_u64(j, "launches", other.launches);
+        trlat_json_u64(j, "gap_ns", other.gap_ns);
+        trlat_json_u64(j, "triton_ns", other.triton_ns);
         trlat_json_end_obj(j);
     }
     trlat_json_end_arr(j);

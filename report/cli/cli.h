@@ -30,6 +30,11 @@ void cli_kernel_table(struct cli_table *t, const struct cli_view *v);
 #define CLI_FALLBACKS_TITLE "fast-path fallbacks (calls Triton ran, by reason)"
 size_t cli_sites_table(struct cli_table *t, const struct cli_view *v);
 size_t cli_fallbacks_table(struct cli_table *t, const struct cli_view *v);
+/* Every kernel's Python sites summed by user site, most host time between
+ * launches first: the time before their launches on the launching thread,
+ * the Triton calls' own part of it and the rest. Rows: the user sites. */
+#define CLI_USER_SITES_TITLE "host time between launches, by user site (most first)"
+size_t cli_user_sites_table(struct cli_table *t, const struct cli_report *r);
 
 /* `trlat report` forms. */
 void cli_render_text(FILE *f, const struct cli_view *v);

@@ -467,6 +467,12 @@ static void where(FILE *f, const struct cli_view *v)
         fputs("</section>\n", f);
     }
     cli_table_free(&t);
+    if (cli_user_sites_table(&t, v->r)) {
+        fputs("<section>\n<h2>Host time between launches, by user site</h2>\n", f);
+        html_table(f, &t, "user-sites", 1);
+        fputs("</section>\n", f);
+    }
+    cli_table_free(&t);
 }
 
 static void table(FILE *f, const struct cli_view *v)

@@ -127,6 +127,8 @@ static void load_sites(struct ld *ld, const json_t *k, struct cli_kernel *kn)
         site->kind = ld_get_str(ld, s, "kind", LD_OPT);
         site->user = ld_get_str(ld, s, "user_site", LD_OPT);
         site->launches = ld_get_u64(ld, s, "launches");
+        site->gap_ns = ld_get_opt_u64(ld, s, "gap_ns");
+        site->triton_ns = ld_get_opt_u64(ld, s, "triton_ns");
         ld_pop(ld, m2);
     }
     ld_pop(ld, mark);

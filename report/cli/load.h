@@ -34,6 +34,9 @@ struct cli_site {
     const char *site, *kind; /* kind may be NULL */
     const char *user;        /* a Python site's user site ("user_site"); NULL: none or not given */
     uint64_t launches;
+    /* host time before its launches on their thread, and the Triton calls'
+     * own part of it (reports before these have them unset) */
+    struct cli_u64 gap_ns, triton_ns;
 };
 
 struct cli_count {

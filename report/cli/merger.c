@@ -61,6 +61,7 @@ static void merge_stat(struct mg *mg, struct cli_stat *dst, const struct cli_sta
 struct site {
     const char *name, *kind, *user;
     uint64_t n;
+    struct cli_u64 gap_ns, triton_ns; /* set when an input gave them */
 };
 
 /* A merged kernel: its call sites and fallback reasons summed by name, all
@@ -259,11 +260,14 @@ static void fold_sites(struct cli_merger *m, struct mkernel *d, const struct cli
             j++;
         if (j == d->n_sites) {
             d->sites = room(d->sites, d->n_sites, &d->cap_sites, sizeof *d->sites);
-            d->sites[d->n_sites++] = (struct site){intern(m, s->site), NULL, s->user ? intern(m, s->user) : NULL, 0};
+            d->sites[d->n_sites++] =
+                (struct site){intern(m, s->site), NULL, s->user ? intern(m, s->user) : NULL, 0, {0}, {0}};
         }
         if (!d->sites[j].kind)
             d->sites[j].kind = intern(m, s->kind);
         add(&m->mg, &d->sites[j].n, s->launches, "call site or fallback counts");
+        add_opt(&m->mg, &d->sites[j].gap_ns, &s->gap_ns, "call site times");
+        add_opt(&m->mg, &d->sites[j].triton_ns, &s->triton_ns, "call site times");
     }
 }
 
@@ -372,20 +376,22 @@ static void finish_sites(struct mg *mg, struct mkernel *mk, struct cli_kernel *d
 {
     if (mk->n_sites)
         qsort(mk->sites, mk->n_sites, sizeof *mk->sites, cmp_site_n);
-    uint64_t other = 0;
+    struct cli_site other = {OTHER_SITE, "other", NULL, 0, {0}, {0}};
     bool has_other = false;
     dst->sites = cli_xcalloc(mk->n_sites + 1, sizeof *dst->sites);
     for (size_t i = 0; i < mk->n_sites; i++) {
         const struct site *s = &mk->sites[i];
         if (strcmp(s->name, OTHER_SITE) == 0 || dst->n_sites == MAX_SITES) {
-            add(mg, &other, s->n, "call site counts");
+            add(mg, &other.launches, s->n, "call site counts");
+            add_opt(mg, &other.gap_ns, &s->gap_ns, "call site times");
+            add_opt(mg, &other.triton_ns, &s->triton_ns, "call site times");
             has_other = true;
         } else {
-            dst->sites[dst->n_sites++] = (struct cli_site){s->name, s->kind, s->user, s->n};
+            dst->sites[dst->n_sites++] = (struct cli_site){s->name, s->kind, s->user, s->n, s->gap_ns, s->triton_ns};
         }
     }
     if (has_other)
-        dst->sites[dst->n_sites++] = (struct cli_site){OTHER_SITE, "other", NULL, other};
+        dst->sites[dst->n_sites++] = other;
 }
 
 static void finish_kernel(struct mg *mg, struct mkernel *mk, struct cli_kernel *dst)

@@ -222,6 +222,11 @@ static void text_where(FILE *f, const struct cli_view *v)
         cli_table_print(&t, f, "  ");
     }
     cli_table_free(&t);
+    if (cli_user_sites_table(&t, v->r)) {
+        fprintf(f, "\n%s:\n", CLI_USER_SITES_TITLE);
+        cli_table_print(&t, f, "  ");
+    }
+    cli_table_free(&t);
 }
 
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v)

@@ -63,6 +63,10 @@ static json_t *j_kernel(const struct cli_kernel *k)
         if (s->user)
             json_object_set_new(site, "user_site", json_string(s->user));
         json_object_set_new(site, "launches", j_int(s->launches));
+        if (s->gap_ns.set)
+            json_object_set_new(site, "gap_ns", j_int(s->gap_ns.v));
+        if (s->triton_ns.set)
+            json_object_set_new(site, "triton_ns", j_int(s->triton_ns.v));
         json_array_append_new(sites, site);
     }
     json_t *o = json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",

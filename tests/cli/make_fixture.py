@@ -235,14 +235,22 @@ def kernel_entries(records, cupti, fastpath, with_errors=False):
                     reason = r["fastpath"].split(":", 1)[1]
                     fp["fallbacks"][reason] = fp["fallbacks"].get(reason, 0) + 1
             if r["site"]:
-                s = sites.setdefault(r["site"], [r["kind"], 0])
+                s = sites.setdefault(r["site"], [r["kind"], 0, 0, 0])
                 s[1] += 1
+                s[2] += r["gap"] or 0
+                s[3] += r["py"] or 0
         if fp:
             fp["fallbacks"] = dict(sorted(fp["fallbacks"].items(), key=lambda kv: (-kv[1], kv[0])))
         ranked = sorted(sites.items(), key=lambda kv: (-kv[1][1], kv[0]))
-        call_sites = [{"site": s, "kind": kind, "launches": n} for s, (kind, n) in ranked[:8]]
+        # a Python site's host time before its launches (gap_ns) and the
+        # Triton calls' part of it (here their py->driver)
+        call_sites = [dict({"site": s, "kind": kind, "launches": n},
+                           **({"gap_ns": gap, "triton_ns": tri} if kind == "python" else {}))
+                      for s, (kind, n, gap, tri) in ranked[:8]]
         if len(ranked) > 8:
-            call_sites.append({"site": "(other)", "kind": "other", "launches": sum(n for _, (_, n) in ranked[8:])})
+            call_sites.append({"site": "(other)", "kind": "other", "launches": sum(v[1] for _, v in ranked[8:]),
+                               "gap_ns": sum(v[2] for _, v in ranked[8:] if v[0] == "python"),
+                               "triton_ns": sum(v[3] for _, v in ranked[8:] if v[0] == "python")})
         entry = {
             "name": name, "module": rs[0]["module"], "launches": len(rs),
             "sources": {"driver": sum(r["source"] == "driver" for r in rs),

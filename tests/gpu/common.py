@@ -54,6 +54,11 @@ def py(code, **kw):
     return run([sys.executable, "-c", code], **kw)
 
 
+def native(name):
+    """A kernel not compiled by Triton: C++ (aten, cuBLAS, CUTLASS) names."""
+    return any(t in name for t in ("(", "::", "<")) or name.startswith(("_Z", "void ", "sm80_", "sm90_", "cutlass"))
+
+
 def kernel(rep, name):
     for k in rep["kernels"] if rep else []:
         if k["name"] == name:

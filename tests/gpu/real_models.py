@@ -10,19 +10,44 @@ graphs (its shapes change as the KV cache grows). Prints STEP_US (the
 steady-state time per step) and TOKENS or LOSSES (compared across modes).
 With REAL_AB=1 (under TRLAT_FASTPATH=1) the steady-state steps switch the
 fast path off and on at run time (trlat_api_fastpath) in an ABBA pattern,
-and AB_US gives the median step with it on and off, in this one process."""
+and AB_US gives the median step with it on and off, in this one process.
+After each arm the report is flushed (trlat_api_flush, outside the timed
+step) and its growth gives the arm's Triton-side host time, py->driver
+plus return over the Triton-compiled kernels: AB_HOST_US gives it per step
+in each arm, the profile's figure for what the fast path removes
+(REAL_AB_HOST=0: no flushes, no AB_HOST_US)."""
 import ctypes
+import json
 import os
 import sys
 import time
 
 import torch
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import native  # noqa: E402
 mode, steps = sys.argv[1], int(sys.argv[2])
 AB = os.environ.get("REAL_AB") == "1"
+AB_HOST = os.environ.get("REAL_AB_HOST", "1") == "1"
 ab_times = {1: [], 0: []}
+ab_host = {1: [0.0, 0], 0: [0.0, 0]}  # arm: [Triton-side ns, steps]
+ab_prev = [0.0]
 if AB:
     _api = ctypes.CDLL(None)
     _api.trlat_api_fastpath.argtypes = [ctypes.c_int]
+    _api.trlat_api_report_path.argtypes = [ctypes.c_char_p, ctypes.c_ulong]
+
+
+def triton_side_ns():
+    """The report's Triton-side host time so far (flushed now): py->driver
+    plus return over the Triton-compiled kernels."""
+    if not AB_HOST or _api.trlat_api_flush() != 0:
+        return None
+    buf = ctypes.create_string_buffer(4096)
+    _api.trlat_api_report_path(buf, len(buf))
+    with open(buf.value.decode()) as f:
+        rep = json.load(f)
+    return sum((k.get(f) or {}).get("sum", 0) for k in rep["kernels"] if not native(k["name"] or "")
+               for f in ("py_to_driver_ns", "py_return_ns"))
 
 
 def ab_step(i):
@@ -34,16 +59,33 @@ def ab_step(i):
     return on, time.perf_counter()
 
 
-def ab_done(arm):
+def ab_done(arm, n=1):
+    """After the arm's timed step (or n steps): its time, and from the
+    flushed report its Triton-side host time."""
     if AB:
         torch.cuda.synchronize()
         ab_times[arm[0]].append(time.perf_counter() - arm[1])
+        side = triton_side_ns()
+        if side is not None:
+            ab_host[arm[0]][0] += side - ab_prev[0]
+            ab_host[arm[0]][1] += n
+            ab_prev[0] = side
+
+
+def ab_start():
+    """Before the first arm: the report's figure so far, the base of the first delta."""
+    if AB:
+        torch.cuda.synchronize()
+        side = triton_side_ns()
+        ab_prev[0] = side if side is not None else 0.0
 
 
 def ab_print():
     if AB and ab_times[1] and ab_times[0]:
         med = lambda xs: sorted(xs)[len(xs) // 2] * 1e6  # noqa: E731
         print("AB_US on %.1f off %.1f steps %d" % (med(ab_times[1]), med(ab_times[0]), len(ab_times[1])))
+        if ab_host[1][1] and ab_host[0][1]:
+            print("AB_HOST_US on %.2f off %.2f" % (ab_host[1][0] / ab_host[1][1] / 1e3, ab_host[0][0] / ab_host[0][1] / 1e3))
         _api.trlat_api_fastpath(1)
 torch.manual_seed(0)
 dev = "cuda"
@@ -63,11 +105,12 @@ if mode == "direct":
         c[(4, 1, 1)](x, y, o, 4096, 1024)
     torch.cuda.synchronize()
     print("STEP_US", (time.perf_counter() - t) / steps * 1e6)
+    ab_start()
     for i in range(40 if AB else 0):  # blocks of 500 launches
         arm = ab_step(i)
         for _ in range(500):
             c[(4, 1, 1)](x, y, o, 4096, 1024)
-        ab_done(arm)
+        ab_done(arm, 500)
     ab_times = {k: [v / 500 for v in vs] for k, vs in ab_times.items()}
     ab_print()
     sys.exit(0)
@@ -84,6 +127,7 @@ if mode == "liger":
     losses = []
     for i in range(steps):
         if i == 3:
+            ab_start()
             torch.cuda.synchronize(); t = time.perf_counter()
         arm = ab_step(i) if i >= 3 else None
         out = model(input_ids=ids, labels=ids)
@@ -114,6 +158,7 @@ with torch.no_grad():
     toks = []
     for i in range(steps):
         if i == 5:
+            ab_start()
             torch.cuda.synchronize(); t = time.perf_counter()
         arm = ab_step(i) if i >= 5 else None
         out = fwd(input_ids=tok, past_key_values=out.past_key_values, use_cache=True)
@@ -125,3 +170,18 @@ with torch.no_grad():
 print("STEP_US", (time.perf_counter() - t) / (steps - 5) * 1e6)
 print("TOKENS", toks[:8], toks[-8:])
 ab_print()
+if mode == "compile":
+    # which launchers Inductor's kernels hold: Triton's (CudaLauncher, which
+    # the fast path serves) or torch's static CUDA launcher
+    import collections
+    import gc
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+    kinds = collections.Counter()
+    for o in gc.get_objects():
+        if isinstance(o, CachingAutotuner):
+            for fn in getattr(o, "launchers", None) or []:
+                cells = [type(c.cell_contents).__name__ for c in (getattr(fn, "__closure__", None) or ())
+                         if not isinstance(c.cell_contents, (int, float, str, bool, type(None), tuple, list, dict))]
+                kinds["+".join(sorted(set(n for n in cells if "aunch" in n or "Kernel" in n))) or "?"] += 1
+    print("LAUNCHERS", dict(kinds), "static_cuda_launcher",
+          getattr(torch._inductor.config, "use_static_cuda_launcher", None))

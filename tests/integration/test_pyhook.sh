@@ -57,6 +57,19 @@ expect "subscript: same output" "$(cat "$WORK/sub.out")" "$(cat "$WORK/plain-sub
 run sub_fp subscript 20 TRLAT_FASTPATH=1
 expect "fast path on: no subscript wrapper, still timed" "$(rq "$WORK/sub_fp.json" '(k("add_kernel")["py_to_driver_ns"]["count"], k("split_kernel")["py_to_driver_ns"]["count"])')" "(20, 20)"
 
+# Host time between launches by user site: 500 us of the program's own code
+# before each launch at one line, 200 us of Triton's (py->driver) at another.
+run between between 40
+bsite() { rq "$WORK/between.json" '[s for s in k("add_kernel")["call_sites"] if s["user_site"] == "'"$(site between "$1")"'"][0]['"$2"'] // 1000'; }
+expect "between: own code: the gap covers it (>= 39 x 500 us)" "$(($(bsite own_time '"gap_ns"') >= 39 * 500))" 1
+expect "between: own code: Triton's part of it small (< 40 x 150 us)" "$(($(bsite own_time '"triton_ns"') < 40 * 150))" 1
+expect "between: Triton's spin: Triton's part covers it (>= 40 x 200 us)" "$(($(bsite triton_time '"triton_ns"') >= 40 * 200))" 1
+expect "between: Triton's spin: within its gap and return (gap + 40 x 100 us)" \
+    "$(($(bsite triton_time '"triton_ns"') <= $(bsite triton_time '"gap_ns"') + 40 * 100))" 1
+"$B/trlat" report "$WORK/between.json" >"$WORK/between.txt"
+expect "between: report: the table by user site, the program's own line first" \
+    "$(sed -n '/^host time between launches, by user site/,/^$/p' "$WORK/between.txt" | sed -n '3p' | grep -c "$(site between own_time)\$")" 1
+
 # py_return_ns: from the call's first launch back to Python (300 us of
 # Triton work after the launch here); a quick return is small.
 run ret retspin 20

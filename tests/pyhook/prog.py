@@ -74,6 +74,14 @@ def main():
         for _ in range(n):
             add_kernel[(1, )](1, 2, spin_us=200)  # SITE spin
         print("wall_us_per_call %.1f" % ((time.perf_counter() - t) / n * 1e6))
+    elif mode == "between":  # host time between launches: the program's own, then Triton's
+        for _ in range(n):
+            end = time.perf_counter() + 500e-6
+            while time.perf_counter() < end:
+                pass
+            add_kernel[(1, )](1, 2)  # SITE own_time
+        for _ in range(n):
+            add_kernel[(1, )](1, 2, spin_us=200)  # SITE triton_time
     elif mode == "retspin":  # Triton's return path after the launch takes 300 us
         for _ in range(n):
             add_kernel[(1, )](1, 2, spin_after_us=300)  # SITE retspin

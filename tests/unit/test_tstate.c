@@ -83,6 +83,12 @@ START_TEST(python_calls_fold_exactly)
     ck_assert_uint_eq(k->nsites, 1);
     ck_assert_uint_eq(k->sites[0].id, 77);
     ck_assert_uint_eq(k->sites[0].launches, 800);
+    /* every launch is the site's: its host times are the kernel's, less the
+     * returns of calls open when their batch folded */
+    ck_assert_uint_eq(k->sites[0].gap_ns, k->gap.sum);
+    ck_assert_uint_ge(k->sites[0].triton_ns, k->py.sum);
+    ck_assert_uint_le(k->sites[0].triton_ns, k->py.sum + k->ret.sum);
+    ck_assert_uint_gt(k->sites[0].triton_ns, k->py.sum);
     trlat_fold_free(f);
     /* a call still open when the report folds: its entry counts, its return not yet */
     struct trlat_pycall saved = {ts->py_site, ts->py_launches};
