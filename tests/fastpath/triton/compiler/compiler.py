@@ -44,9 +44,9 @@ class CompiledKernel:
         k, f = ctypes.c_void_p(), ctypes.c_void_p()
         assert _get_kernel(ctypes.byref(k), ctypes.c_void_p(0x3000), name.encode()) == 0
         assert _kernel_fn(ctypes.byref(f), k) == 0
-        self.function = f.value
         sizes = [size_of(ty) for ty in self.src.signature.values() if ty != "constexpr"] + [8, 8]
-        _set_params(self.function, len(sizes), (ctypes.c_uint * len(sizes))(*sizes))
+        _set_params(f.value, len(sizes), (ctypes.c_uint * len(sizes))(*sizes))
+        self.function = f.value  # published whole, as load_binary's result is
 
     def _init_handles(self):
         if self.module is not None:
