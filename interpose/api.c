@@ -1,5 +1,6 @@
 /* trlat's small public API (exported as trlat_api_*). */
 #include "interpose/real.h"
+#include "interpose/region.h"
 #include "interpose/tstate.h"
 #include "interpose/lifecycle.h"
 
@@ -58,4 +59,18 @@ TRLAT_EXPORT int trlat_api_flush(void)
 TRLAT_EXPORT int trlat_api_report_path(char *buf, unsigned long len)
 {
     return trlat_active() && buf ? trlat_report_path(buf, len) : -1;
+}
+
+/* The calling thread enters region `name` (its launches are grouped under
+ * it in the report until the matching pop; regions nest, the innermost
+ * counts) / leaves its innermost region. Return the depth after, or -1
+ * (trlat disabled, out of memory, nothing open to pop). */
+TRLAT_EXPORT int trlat_api_region_push(const char *name)
+{
+    return trlat_active() ? trlat_region_push(name) : -1;
+}
+
+TRLAT_EXPORT int trlat_api_region_pop(void)
+{
+    return trlat_active() ? trlat_region_pop() : -1;
 }

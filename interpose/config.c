@@ -78,6 +78,7 @@ static struct option options[TRLAT_OPT_COUNT] = {
     [TRLAT_OPT_FP_TENSORS] = {"TRLAT_FASTPATH_TENSORS", TRLAT_FP_TENSORS_FIELDS, fp_tensor_choices, "fields or getters",
                               0, 0},
     [TRLAT_OPT_FLUSH_S] = {"TRLAT_FLUSH_S", 0, NULL, "a number of seconds from 0 to 86400", 86400, 0},
+    [TRLAT_OPT_PY_PHASES] = {"TRLAT_PY_PHASES", 0, bool_choices, BOOL_WORDS, 0, 0},
     [TRLAT_OPT_OUTPUT] = {.name = "TRLAT_OUTPUT", .is_str = 1, .str_def = "trlat-%p.json"},
     [TRLAT_OPT_FP_LOG] = {.name = "TRLAT_FASTPATH_LOG", .is_str = 1},
     [TRLAT_OPT_REPORT_LIST] = {.name = "TRLAT_REPORT_LIST", .is_str = 1},

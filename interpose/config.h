@@ -26,6 +26,7 @@ enum trlat_opt {
     TRLAT_OPT_FP_PHASES,  /* bool */
     TRLAT_OPT_FP_TENSORS, /* TRLAT_FP_TENSORS_FIELDS / _GETTERS */
     TRLAT_OPT_FLUSH_S,    /* seconds between checkpoint reports, 0: none */
+    TRLAT_OPT_PY_PHASES,  /* bool: py->driver split by Triton's phases */
     /* text options (trlat_config_str) */
     TRLAT_OPT_OUTPUT,      /* the report's path template */
     TRLAT_OPT_FP_LOG,      /* the fast path's launch log, or NULL */

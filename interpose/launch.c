@@ -61,9 +61,10 @@ static inline __attribute__((always_inline)) void record(struct trlat_tstate *ts
  * Any further launch of the same call is counted at the site only. */
 static inline __attribute__((always_inline)) void python_part(struct trlat_tstate *ts, uint64_t *py_t0, uint64_t *site)
 {
-    *py_t0 = *site = 0;
+    *py_t0 = 0;
+    *site = ts->region;
     if (ts->py_t0) {
-        *site = ts->py_site;
+        *site |= ts->py_site;
         if (ts->py_launches++ == 0)
             *py_t0 = ts->py_t0;
     }

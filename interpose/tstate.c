@@ -3,6 +3,7 @@
 #include "interpose/config.h"
 #include "interpose/log.h"
 #include "interpose/names.h"
+#include "interpose/region.h"
 #include "interpose/trace.h"
 #include "interpose/lifecycle.h"
 
@@ -93,6 +94,7 @@ struct trlat_tstate *trlat_tstate_slow(void)
         ts->py_rec = NULL;
         ts->divert = 0; /* hooks_wanted, in_launch */
         ts->cur_t0 = 0;
+        trlat_region_reset(ts);
     } else if (!(ts = new_state())) {
         static atomic_flag once;
         trlat_log_once(&once, "out of memory for a thread's launch records; launches on it are not recorded");
@@ -213,6 +215,9 @@ void trlat_tstate_drain(struct trlat_tstate *ts)
     for (uint32_t i = 0; i < n; i++) {
         const struct trlat_rec *r = &ts->recs[i];
         struct trlat_kslot *k = trlat_kslot_get(ts, r->func);
+        unsigned region = trlat_rec_region(r->site);
+        if (region && ts->rs)
+            trlat_region_add(&ts->rs->stats[region], r, &last);
         uint64_t site = trlat_rec_site(r->site);
         if (site) {
             uint64_t gap, triton;

@@ -27,6 +27,12 @@ enum { TRLAT_SLOW_THREAD = 1, TRLAT_SLOW_HOOKS = 2, TRLAT_SLOW_PAUSED = 4 }; /* 
 /* TRLAT_TIMING=sampled: a fast-path hit is timed with chance 1 in this */
 #define TRLAT_SAMPLE_EVERY 16u
 
+/* The parts of a Triton call's py->driver under TRLAT_PY_PHASES: before
+ * the launcher and the launcher's own (every split call), then binding,
+ * cache lookup with the grid, and launch metadata (the calls that passed
+ * all of Triton's marks). */
+enum { TRLAT_PH_BEFORE, TRLAT_PH_LAUNCHER, TRLAT_PH_BIND, TRLAT_PH_CACHE, TRLAT_PH_META, TRLAT_PH_PARTS };
+
 /* A call site: id is an interned Python site or a native return address. */
 struct trlat_site {
     uint64_t id; /* 0: empty */
@@ -48,6 +54,10 @@ struct trlat_kslot {
     struct trlat_site sites[TRLAT_MAX_SITES];
     uint64_t other_sites, other_gap_ns, other_triton_ns; /* launches past the 8 sites, and their times */
     int site_kind; /* TRLAT_SITE_PYTHON or TRLAT_SITE_NATIVE of the last site added */
+    /* TRLAT_PY_PHASES: the calls whose py->driver was split at Triton's
+     * launcher (and, of them, at its key and launch metadata too), and the
+     * sums of each part in ns (interpose/python/pyphase.h) */
+    uint64_t ph_calls, ph_split, ph_ns[TRLAT_PH_PARTS];
 };
 
 enum { TRLAT_SITE_NONE = 0, TRLAT_SITE_PYTHON = 1, TRLAT_SITE_NATIVE = 2 };
@@ -72,18 +82,24 @@ struct trlat_rec {
 };
 #define TRLAT_REC_BATCH 256
 
-/* A record's site packs two things. Its low 48 bits are the Python call
- * site's id (pysites.h: at most 4096). Its top 16 bits are how many
- * launches the record stands for in the statistics: 0, which counts as 1;
- * for a fast-path hit timed under TRLAT_TIMING=sampled, the inverse of its
- * chance of being timed, so that a kernel's counts and sums are unbiased
- * estimates of the whole (its launch count stays exact). Packed so that the
- * launch path copies one word, the call's site, as it did before sampling:
- * trlat_sample_hit sets the weight in the thread's py_site. */
+/* A record's site packs three things. Its low 32 bits are the Python
+ * call site's pair of ids (pysites.h: each at most 4098). Bits 32-47 are
+ * the thread's region when it launched (region.h; 0: none). Its top 16
+ * bits are how many launches the record stands for in the statistics: 0,
+ * which counts as 1; for a fast-path hit timed under TRLAT_TIMING=sampled,
+ * the inverse of its chance of being timed, so that a kernel's counts and
+ * sums are unbiased estimates of the whole (its launch count stays exact).
+ * Packed so that the launch path copies one word, the call's site and the
+ * region OR-ed: trlat_sample_hit sets the weight in the thread's py_site. */
+#define TRLAT_REC_REGION_SHIFT 32
 #define TRLAT_SITE_WEIGHT_SHIFT 48
 static inline uint64_t trlat_rec_site(uint64_t site)
 {
-    return site & ((1ull << TRLAT_SITE_WEIGHT_SHIFT) - 1);
+    return site & ((1ull << TRLAT_REC_REGION_SHIFT) - 1);
+}
+static inline unsigned trlat_rec_region(uint64_t site)
+{
+    return (unsigned)(site >> TRLAT_REC_REGION_SHIFT) & 0xffffu;
 }
 static inline uint64_t trlat_rec_weight(uint64_t site)
 {
@@ -151,6 +167,7 @@ struct trlat_tstate {
     uint32_t py_launches;
     uint64_t py_t0;
     uint64_t py_site;
+    uint64_t region; /* the innermost open region's id << TRLAT_REC_REGION_SHIFT (region.h) */
     /* The launch this thread is making: its driver entry time (ticks),
      * stored just before the driver is called and cleared when it returns
      * (0: none). CUPTI's launch callback runs on this thread inside that
@@ -161,18 +178,23 @@ struct trlat_tstate {
      * (py_return_ns): its record while still in `recs` (the return time is
      * written there), else, once folded, its kernel's slot and driver exit. */
     struct trlat_rec *py_rec;
-    struct trlat_kslot *py_k;
-    uint64_t py_t1;
+    struct trlat_kslot *py_k; /* and py_t1, below: out of the launch path's line */
 
     _Atomic uint64_t rec_gen; /* odd while a fold rewrites recs (seqlock for the report) */
     void *last_func;
     struct trlat_kslot *last_slot;
-    uint64_t last_exit;   /* ticks at the last folded launch's return; 0: none yet */
+    uint64_t last_exit; /* ticks at the last folded launch's return; 0: none yet */
+    uint64_t py_t1;     /* the open call's first launch's driver exit, once folded (py_k) */
+    /* TRLAT_PY_PHASES: the ticks at which the call entered Triton's cache
+     * key, its launch metadata and its launcher, for the call whose py_t0
+     * is ph_call (0: not passed) */
+    uint64_t ph_call, ph[3];
     uint64_t last_weight; /* that launch's weight bits (trlat_rec_site; 0: 1) */
     /* What this thread's outermost Python calls did (the hook's counts,
      * summed over threads by its report section; interpose/python/pyhook.h). */
     uint64_t py_calls[TRLAT_PY_CALL_KINDS];
-    int native_sites; /* TRLAT_STACKS=1 */
+    int native_sites;              /* TRLAT_STACKS=1 */
+    struct trlat_region_state *rs; /* from the thread's first region on (region.h) */
 
     /* per-thread index func -> slot, private to the owner thread */
     struct trlat_ientry {

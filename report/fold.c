@@ -112,6 +112,10 @@ static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s,
     trlat_stat_snapshot(&tmp, &s->ret);
     trlat_stat_merge(&k->ret, &tmp);
     k->errors += TRLAT_RD(s->errors);
+    k->ph_calls += TRLAT_RD(s->ph_calls);
+    k->ph_split += TRLAT_RD(s->ph_split);
+    for (int i = 0; i < TRLAT_PH_PARTS; i++)
+        k->ph_ns[i] += TRLAT_RD(s->ph_ns[i]);
     int kind = TRLAT_RD(s->site_kind);
     for (int i = 0; i < TRLAT_MAX_SITES; i++) {
         struct trlat_fsite site = {TRLAT_RD(s->sites[i].id), kind, TRLAT_RD(s->sites[i].launches),
@@ -149,6 +153,9 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
             f->unnamed_launches++;
         }
         k->from_driver++;
+        unsigned region = trlat_rec_region(recs[i].site);
+        if (region)
+            trlat_region_add(&f->regions[region], &recs[i], &last);
         struct trlat_fsite site = {trlat_rec_site(recs[i].site), TRLAT_SITE_PYTHON, 1, 0, 0};
         if (site.id) {
             trlat_rec_site_ns(&recs[i], &last, &site.gap_ns, &site.triton_ns);
@@ -159,12 +166,32 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
     }
 }
 
+/* A thread's region sums, folded so far. */
+static void add_regions(const struct trlat_tstate *ts, void *arg)
+{
+    struct trlat_fold *f = arg;
+    const struct trlat_region_state *rs = __atomic_load_n(&ts->rs, __ATOMIC_ACQUIRE);
+    if (!rs)
+        return;
+    f->has_regions = 1;
+    for (unsigned i = 1; i < TRLAT_REGIONS_MAX; i++) {
+        const struct trlat_rstat *s = &rs->stats[i];
+        struct trlat_rstat *d = &f->regions[i];
+        d->launches += TRLAT_RD(s->launches);
+        d->driver_ns += TRLAT_RD(s->driver_ns);
+        d->py_ns += TRLAT_RD(s->py_ns);
+        d->ret_ns += TRLAT_RD(s->ret_ns);
+        d->gap_ns += TRLAT_RD(s->gap_ns);
+    }
+}
+
 struct trlat_fold *trlat_fold_build(void)
 {
     struct trlat_fold *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     trlat_tstate_foreach(add_slot, f);
+    trlat_tstate_foreach_thread(add_regions, f);
     trlat_tstate_foreach_thread(add_pending, f);
     f->threads = trlat_tstate_count();
     return f;

@@ -5,6 +5,7 @@
 #define TRLAT_FOLD_H
 
 #include "interpose/hist.h"
+#include "interpose/region.h"
 #include "interpose/tstate.h"
 
 #include <stddef.h>
@@ -34,7 +35,8 @@ struct trlat_kstats {
     struct trlat_fpath fastpath;
     struct trlat_fsite sites[64]; /* merged from all threads; top 8 reported */
     int nsites;
-    struct trlat_fsite other; /* launches (and times) of sites beyond those */
+    struct trlat_fsite other;                           /* launches (and times) of sites beyond those */
+    uint64_t ph_calls, ph_split, ph_ns[TRLAT_PH_PARTS]; /* TRLAT_PY_PHASES (struct trlat_kslot) */
 };
 
 struct trlat_fold {
@@ -44,6 +46,8 @@ struct trlat_fold {
     size_t index_cap;
     unsigned threads;
     uint64_t unnamed_launches;
+    struct trlat_rstat regions[TRLAT_REGIONS_MAX]; /* by region id, all threads */
+    int has_regions;                               /* a thread opened one */
     /* filled by CUPTI when it ran */
     int has_gpu;
     uint64_t gpu_busy_ns, dropped_records;

@@ -116,6 +116,16 @@ static void kernel_json(struct trlat_json *j, struct trlat_kstats *k, int has_gp
         stat_json(j, "py_return_ns", &k->ret);
     else
         trlat_json_null(j, "py_return_ns");
+    if (k->ph_calls) { /* TRLAT_PY_PHASES */
+        static const char *const part[TRLAT_PH_PARTS] = {"before_launcher", "launcher", "bind", "cache_grid",
+                                                         "launch_metadata"};
+        trlat_json_obj(j, "py_phases_ns");
+        trlat_json_u64(j, "calls", k->ph_calls);
+        trlat_json_u64(j, "split_calls", k->ph_split);
+        for (int i = 0; i < TRLAT_PH_PARTS; i++)
+            trlat_json_u64(j, part[i], k->ph_ns[i]);
+        trlat_json_end_obj(j);
+    }
     if (has_gpu) {
         stat_json(j, "gpu_ns", &k->gpu);
         trlat_json_u64(j, "starved_ns", k->starved_ns);
@@ -226,6 +236,30 @@ static void events_json(struct trlat_json *j, struct trlat_fold *f)
     trlat_json_end_arr(j);
 }
 
+/* The launches and host times of each region with any, in id order (the
+ * order of first use); absent when no thread opened a region. */
+static void regions_json(struct trlat_json *j, const struct trlat_fold *f)
+{
+    if (!f->has_regions)
+        return;
+    trlat_json_arr(j, "regions");
+    for (unsigned i = 1; i < TRLAT_REGIONS_MAX; i++) {
+        const struct trlat_rstat *s = &f->regions[i];
+        const char *name = trlat_region_name(i);
+        if (!s->launches || !name)
+            continue;
+        trlat_json_obj(j, NULL);
+        trlat_json_str(j, "name", name);
+        trlat_json_u64(j, "launches", s->launches);
+        trlat_json_u64(j, "driver_ns", s->driver_ns);
+        trlat_json_u64(j, "py_to_driver_ns", s->py_ns);
+        trlat_json_u64(j, "py_return_ns", s->ret_ns);
+        trlat_json_u64(j, "gap_ns", s->gap_ns);
+        trlat_json_end_obj(j);
+    }
+    trlat_json_end_arr(j);
+}
+
 void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
 {
     struct trlat_json j;
@@ -306,6 +340,7 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     trlat_json_end_obj(&j);
     trlat_python_section(&j);
     trlat_gpu_section(&j);
+    regions_json(&j, f);
 
     trlat_json_arr(&j, "kernels");
     for (size_t i = 0; i < f->n; i++)

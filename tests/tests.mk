@@ -12,12 +12,17 @@ LIB_C_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/obj/%.o)
 BINS     := $(TB)/bin/launcher $(TB)/bin/scale $(TB)/bin/nocuda $(TB)/bin/cxx_throw $(TB)/lib/libmallocwrap.so
 BINS     += $(TB)/lib/libfaultyio.so
-BINS     += $(TB)/bin/tracemem $(TB)/lib/libdlsymwrap.so
+BINS     += $(TB)/bin/tracemem $(TB)/lib/libdlsymwrap.so $(TB)/bin/nvtxprog
 
 $(FAKE): tests/fake/fake_cuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions -o $@ $< -lpthread
 	ln -sf libcuda.so.1 $(TB)/fake/libcuda.so
+
+# NVTX v3's header-only loader, from the CUDA toolkit's headers
+$(TB)/bin/nvtxprog: tests/integration/nvtxprog.c $(FAKE)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Wno-missing-field-initializers -o $@ $< -L$(FAKE_DIR) -Wl,-rpath,$(FAKE_DIR) -lcuda -ldl
 
 $(TB)/bin/launcher: tests/integration/launcher.c $(FAKE)
 	@mkdir -p $(dir $@)

@@ -7,6 +7,7 @@
  * directory, never through sys.path: it patches Triton's classes when
  * triton.runtime.jit is loaded, or else watches imports until it is. */
 #include "interpose/python/pyhook.h"
+#include "interpose/config.h"
 #include "interpose/python/pysites.h"
 #include "interpose/python/sharefile.h"
 #include "interpose/log.h"
@@ -247,6 +248,7 @@ void trlat_pyhook_poke(void)
 
 static void start(void)
 {
+    trlat_pyphases_on = (int)trlat_config(TRLAT_OPT_PY_PHASES);
     trlat_pyhook_find_memo();
     trlat_pyhook_poke();
 }

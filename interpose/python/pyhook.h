@@ -6,6 +6,7 @@
 
 #include "interpose/python/pyapi.h"
 #include "interpose/clock.h"
+#include "interpose/python/pyphase.h"
 #include "interpose/tstate.h"
 
 #include <stdatomic.h>
@@ -21,6 +22,8 @@ enum trlat_pyhook_kind {
     TRLAT_PYHOOK_LAUNCHER = 5,         /* Triton's CudaLauncher.__call__ */
     TRLAT_PYHOOK_COMPILED_GETITEM = 6, /* CompiledKernel.__getitem__: notes compiled[grid]'s time */
     TRLAT_PYHOOK_LAUNCHER_INIT = 7,    /* CudaLauncher.__init__: the fast path reads the signature */
+    TRLAT_PYHOOK_PHASE_KEY = 8,        /* triton.runtime.jit.compute_cache_key: a phase's start (TRLAT_PY_PHASES) */
+    TRLAT_PYHOOK_PHASE_META = 9,       /* CompiledKernel.launch_metadata: likewise */
     TRLAT_PYHOOK_KINDS
 };
 
@@ -115,6 +118,8 @@ static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint6
 static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct trlat_pycall *saved)
 {
     uint32_t n = ts->py_launches;
+    if (__builtin_expect(ts->ph_call == ts->py_t0, 0) && ts->ph_call)
+        trlat_pyphase_close(ts); /* TRLAT_PY_PHASES; before py_rec goes */
     if (ts->py_rec || ts->py_k) {
         if (ts->py_t0 != TRLAT_PY_UNTIMED) { /* else nothing to time from */
             uint64_t now = trlat_ticks();

@@ -21,13 +21,17 @@
 # - KernelInterface.__getitem__ and CompiledKernel.__getitem__ (GETITEM,
 #   COMPILED_GETITEM), noting when kernel[grid] was evaluated;
 # - CudaLauncher.__init__ (LAUNCHER_INIT), under TRLAT_FASTPATH only: the
-#   launcher memo reads each launcher's signature as it is made.
+#   launcher memo reads each launcher's signature as it is made;
+# - triton.runtime.jit.compute_cache_key and CompiledKernel.launch_metadata
+#   (PHASE_KEY, PHASE_META), under TRLAT_PY_PHASES only: marks in a call's
+#   py->driver (interpose/python/pyphase.h).
 # libtrlat.so loads it at trlat's start in any Python process, Triton or
 # not, and calls poll() until it returns True.
 import atexit
 import sys
 
 JIT, AUTOTUNER, HEURISTICS, GETITEM, ENTRY, LAUNCHER, COMPILED_GETITEM, LAUNCHER_INIT = 0, 1, 2, 3, 4, 5, 6, 7
+PHASE_KEY, PHASE_META = 8, 9
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 
 _patched = {}    # class -> original run
@@ -88,6 +92,21 @@ def _patch_subscript(cls, version, kind=GETITEM):
         setattr(cls, "__getitem__", wrapped)
     _patched[cls] = fn
     return True
+
+
+def _patch_phase(owner, name, kind):
+    """owner.name (a module's function or a class's method) wrapped to mark
+    a phase of the open Triton call; left as it is when the wrapper says
+    None (TRLAT_PY_PHASES off) or it is not a plain Python function. Never
+    holds up poll(): a Triton without it has no such phase."""
+    key = (owner, name)
+    fn = getattr(owner, "__dict__", {}).get(name)
+    if key in _patched or fn is None or getattr(fn, "__code__", None) is None:
+        return
+    wrapped = _trlat_wrap(fn, kind)
+    if wrapped is not None:
+        setattr(owner, name, wrapped)
+    _patched[key] = fn
 
 
 def _patch_plain(cls, name, kind, say=True):
@@ -259,6 +278,9 @@ def _poll():
     # the launcher's module is loaded with the first kernel: until then
     # each kernel load asks again (poll() is False)
     done = (_patch_subscript(compiled, version, COMPILED_GETITEM) if compiled else False) and done
+    _patch_phase(jit, "compute_cache_key", PHASE_KEY)
+    if compiled is not None:
+        _patch_phase(compiled, "launch_metadata", PHASE_META)
     done = (launcher is not None and _patch_plain(launcher, "__call__", LAUNCHER)
             and _patch_plain(launcher, "__init__", LAUNCHER_INIT, say=False)) and done
     if done:

@@ -227,6 +227,8 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     if (__builtin_expect(!ts || (ts->slow & TRLAT_SLOW_PAUSED), 0)) /* profiling paused */
         return call_orig(kind, orig, args, nargs, kwnames);
     if (ts->py_t0) { /* inside another hooked call on this thread */
+        if (kind == TRLAT_PYHOOK_LAUNCHER && trlat_pyphases_on)
+            trlat_pyphase_mark(ts, TRLAT_PHM_LAUNCHER);
         trlat_pyhook_count(ts, TRLAT_PYC_NESTED);
         return call_orig(kind, orig, args, nargs, kwnames);
     }
@@ -245,6 +247,8 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     }
     struct trlat_pycall saved;
     trlat_pycall_open(ts, t0, site, &saved);
+    if (kind == TRLAT_PYHOOK_LAUNCHER && trlat_pyphases_on) /* compiled[grid](...): the launcher is outermost */
+        trlat_pyphase_mark(ts, TRLAT_PHM_LAUNCHER);
     PyObject *r = call_orig(kind, orig, args, nargs, kwnames);
     uint32_t launches = trlat_pycall_close(ts, &saved);
     trlat_pyhook_count_call(ts, launches, !r, !launches && r && is_warmup(args, nargs, kwnames));
@@ -280,6 +284,12 @@ static PyObject *hook_vectorcall(PyObject *self, PyObject *const *args, size_t n
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
     if (h->kind == TRLAT_PYHOOK_GETITEM || h->kind == TRLAT_PYHOOK_COMPILED_GETITEM)
         return getitem(h->kind, h->orig, args, nargs, kwnames);
+    if (h->kind == TRLAT_PYHOOK_PHASE_KEY || h->kind == TRLAT_PYHOOK_PHASE_META) {
+        struct trlat_tstate *ts = trlat_tls;
+        if (ts)
+            trlat_pyphase_mark(ts, h->kind == TRLAT_PYHOOK_PHASE_KEY ? TRLAT_PHM_KEY : TRLAT_PHM_META);
+        return vectorcall(h->orig, args, nargs, kwnames);
+    }
     if (h->kind == TRLAT_PYHOOK_LAUNCHER_INIT) {
         PyObject *r = vectorcall(h->orig, args, nargs, kwnames);
         if (r && nargs >= 1 && memo_ops)
@@ -351,6 +361,8 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
         return none_ref(); /* the fast path's own launcher notes the call's entry */
     if (kind == TRLAT_PYHOOK_LAUNCHER_INIT && trlat_config(TRLAT_OPT_FASTPATH) == TRLAT_FASTPATH_OFF)
         return none_ref(); /* only the fast path wants it */
+    if ((kind == TRLAT_PYHOOK_PHASE_KEY || kind == TRLAT_PYHOOK_PHASE_META) && !trlat_pyphases_on)
+        return none_ref(); /* TRLAT_PY_PHASES only */
     if (!hook_type && !(hook_type = make_hook_type()))
         return NULL;
     struct hook_obj *h = (struct hook_obj *)PY(PyType_GenericAlloc)(hook_type, 0);

@@ -30,8 +30,9 @@ struct trlat_pysite_hit {
 /* A Python launch's site as its record carries it: the kernel's site (the
  * first frame outside the launch runtime) in the low bits, the user's (the
  * first frame of the program's own code; 0: none within reach) above them.
- * Site ids stay below TRLAT_PYSITES_MAX + 2, far under either half. */
-#define TRLAT_PYSITE_USER_SHIFT 24
+ * Site ids stay below TRLAT_PYSITES_MAX + 2, under either half. */
+#define TRLAT_PYSITE_USER_SHIFT 16 /* the pair fits a record's 32 bits (tstate.h) */
+_Static_assert(TRLAT_PYSITES_MAX + 2 < (1 << TRLAT_PYSITE_USER_SHIFT), "a site id fits its half of the pair");
 static inline uint64_t trlat_pysite_pair(uint64_t kernel, uint64_t user)
 {
     return kernel | user << TRLAT_PYSITE_USER_SHIFT;

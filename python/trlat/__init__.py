@@ -8,13 +8,17 @@ raises NotLoaded, which says how to start it.
     trlat.resume()
     with trlat.paused(): ...
     trlat.fastpath(False)       # every Triton call through Triton again
+    with trlat.region("step"):  # the report groups launches by region
+        ...
     path = trlat.flush()        # the report of what was recorded so far
 """
 import contextlib
 import ctypes
 import os
+import threading
 
-__all__ = ["NotLoaded", "active", "pause", "resume", "paused", "fastpath", "flush", "report_path", "library_path"]
+__all__ = ["NotLoaded", "active", "pause", "resume", "paused", "fastpath", "region", "flush", "report_path",
+           "library_path"]
 
 
 class NotLoaded(RuntimeError):
@@ -35,7 +39,8 @@ def _api():
                             "`trlat run -- python ...` or LD_PRELOAD=/path/to/libtrlat.so") from None
         for name, args in (("trlat_api_active", []), ("trlat_api_profiling", [ctypes.c_int]),
                            ("trlat_api_fastpath", [ctypes.c_int]), ("trlat_api_flush", []),
-                           ("trlat_api_report_path", [ctypes.c_char_p, ctypes.c_ulong])):
+                           ("trlat_api_report_path", [ctypes.c_char_p, ctypes.c_ulong]),
+                           ("trlat_api_region_push", [ctypes.c_char_p]), ("trlat_api_region_pop", [])):
             f = getattr(lib, name)
             f.argtypes, f.restype = args, ctypes.c_int
         _lib = lib
@@ -81,6 +86,29 @@ def fastpath(on):
     None when it did not start in this process (TRLAT_FASTPATH=0)."""
     before = _api().trlat_api_fastpath(1 if on else 0)
     return None if before < 0 else bool(before)
+
+
+class region(contextlib.ContextDecorator):
+    """Launches made on this thread inside the block (or the decorated
+    function) are grouped under `name` in the report; regions nest, the
+    innermost counts. NVTX ranges (torch.cuda.nvtx.range) are regions too
+    under `trlat run`."""
+
+    def __init__(self, name):
+        self.name = str(name).encode("utf-8", "surrogateescape")
+        self._open = threading.local()  # per thread: whether each enter pushed (a decorator may recurse)
+
+    def __enter__(self):
+        pushed = _api().trlat_api_region_push(self.name) >= 0
+        if not pushed and not active():
+            raise NotLoaded("trlat is loaded but disabled in this process (TRLAT_DISABLE=1)")
+        self._open.__dict__.setdefault("stack", []).append(pushed)
+        return self
+
+    def __exit__(self, *exc):
+        if self._open.stack.pop():
+            _api().trlat_api_region_pop()
+        return False
 
 
 def report_path():

@@ -35,6 +35,14 @@ size_t cli_fallbacks_table(struct cli_table *t, const struct cli_view *v);
  * the Triton calls' own part of it and the rest. Rows: the user sites. */
 #define CLI_USER_SITES_TITLE "host time between launches, by user site (most first)"
 size_t cli_user_sites_table(struct cli_table *t, const struct cli_report *r);
+/* The report's regions, most host time (py->drv + driver) first: their
+ * launches, host times and the host time between launches in them. */
+/* The shown kernels' py->drv by Triton's phase, means per call
+ * (TRLAT_PY_PHASES): rows, 0 when no kernel has them. */
+#define CLI_PHASES_TITLE "py→drv by Triton's phase (TRLAT_PY_PHASES; means per call)"
+size_t cli_phases_table(struct cli_table *t, const struct cli_view *v);
+#define CLI_REGIONS_TITLE "regions (host time, most first)"
+size_t cli_regions_table(struct cli_table *t, const struct cli_report *r);
 
 /* `trlat report` forms. */
 void cli_render_text(FILE *f, const struct cli_view *v);

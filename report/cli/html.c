@@ -473,6 +473,18 @@ static void where(FILE *f, const struct cli_view *v)
         fputs("</section>\n", f);
     }
     cli_table_free(&t);
+    if (cli_phases_table(&t, v)) {
+        fputs("<section>\n<h2>py→drv by Triton's phase (means per call)</h2>\n", f);
+        html_table(f, &t, "phases", 0);
+        fputs("</section>\n", f);
+    }
+    cli_table_free(&t);
+    if (cli_regions_table(&t, v->r)) {
+        fputs("<section>\n<h2>Regions (host time, most first)</h2>\n", f);
+        html_table(f, &t, "regions", 0);
+        fputs("</section>\n", f);
+    }
+    cli_table_free(&t);
 }
 
 static void table(FILE *f, const struct cli_view *v)

@@ -134,6 +134,23 @@ static void load_sites(struct ld *ld, const json_t *k, struct cli_kernel *kn)
     ld_pop(ld, mark);
 }
 
+const char *const cli_phase_keys[CLI_PHASES] = {"before_launcher", "launcher", "bind", "cache_grid", "launch_metadata"};
+
+static void load_phases(struct ld *ld, const json_t *k, struct cli_phases *ph)
+{
+    const json_t *v = ld_field(ld, k, "py_phases_ns", LD_OPT);
+    if (!v)
+        return;
+    size_t mark = ld_push_key(ld, "py_phases_ns");
+    ld_need(ld, v, JSON_OBJECT, "an object");
+    ph->set = true;
+    ph->calls = ld_get_u64(ld, v, "calls");
+    ph->split_calls = ld_get_u64(ld, v, "split_calls");
+    for (int i = 0; i < CLI_PHASES; i++)
+        ph->ns[i] = ld_get_u64(ld, v, cli_phase_keys[i]);
+    ld_pop(ld, mark);
+}
+
 static void load_kernel(struct ld *ld, const json_t *k, struct cli_kernel *kn)
 {
     ld_need(ld, k, JSON_OBJECT, "an object");
@@ -150,6 +167,7 @@ static void load_kernel(struct ld *ld, const json_t *k, struct cli_kernel *kn)
     kn->starved = ld_get_opt_u64(ld, k, "starved_ns");
     kn->starved_launches = ld_get_opt_u64(ld, k, "starved_launches");
     load_fastpath(ld, k, &kn->fastpath);
+    load_phases(ld, k, &kn->phases);
     load_sites(ld, k, kn);
 }
 
@@ -295,6 +313,30 @@ static void load_gpu(struct ld *ld, const json_t *root, struct cli_gpu *gpu)
     ld_pop(ld, mark);
 }
 
+static void load_regions(struct ld *ld, const json_t *root, struct cli_report *r)
+{
+    const json_t *v = ld_field(ld, root, "regions", LD_OPT);
+    if (!v)
+        return;
+    size_t mark = ld_push_key(ld, "regions");
+    ld_need(ld, v, JSON_ARRAY, "an array");
+    r->regions = cli_xcalloc(json_array_size(v) + 1, sizeof *r->regions);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        size_t m2 = ld_push_index(ld, i);
+        const json_t *o = json_array_get(v, i);
+        ld_need(ld, o, JSON_OBJECT, "an object");
+        struct cli_region *g = &r->regions[r->n_regions++];
+        g->name = ld_get_str(ld, o, "name", LD_REQ);
+        g->launches = ld_get_u64(ld, o, "launches");
+        g->driver_ns = ld_get_u64(ld, o, "driver_ns");
+        g->py_ns = ld_get_u64(ld, o, "py_to_driver_ns");
+        g->ret_ns = ld_get_u64(ld, o, "py_return_ns");
+        g->gap_ns = ld_get_u64(ld, o, "gap_ns");
+        ld_pop(ld, m2);
+    }
+    ld_pop(ld, mark);
+}
+
 static void load_origin(struct ld *ld, const json_t *o, struct cli_origin *org)
 {
     ld_need(ld, o, JSON_OBJECT, "an object");
@@ -352,6 +394,7 @@ static void load_root(struct ld *ld, const json_t *root, struct cli_report *r, i
     load_totals(ld, root, r);
     load_python(ld, root, &r->python);
     load_gpu(ld, root, &r->gpu);
+    load_regions(ld, root, r);
     load_kernels(ld, root, r);
     load_events(ld, root, r, flags);
     load_merged_from(ld, root, r);
@@ -498,6 +541,7 @@ void cli_report_free(struct cli_report *r)
     for (size_t i = 0; i < r->n_kernels && r->kernels; i++)
         free_kernel(&r->kernels[i]);
     free(r->kernels);
+    free(r->regions);
     free(r->merged_from);
     json_decref(r->json);
     cli_text_close(&r->text);

@@ -51,6 +51,16 @@ struct cli_fastpath {
     size_t n_fallbacks;
 };
 
+/* A kernel's py->driver split by Triton's phases (TRLAT_PY_PHASES; docs/
+ * REPORT.md "py_phases_ns"): calls split at the launcher, of them split_calls
+ * at every mark, and each part's sum in ns. */
+#define CLI_PHASES 5
+extern const char *const cli_phase_keys[CLI_PHASES];
+struct cli_phases {
+    bool set;
+    uint64_t calls, split_calls, ns[CLI_PHASES];
+};
+
 struct cli_kernel {
     const char *name, *module; /* module may be NULL */
     uint64_t launches, src_driver, src_runtime;
@@ -58,6 +68,7 @@ struct cli_kernel {
     struct cli_stat driver, gap, py, ret, gpu;
     struct cli_u64 starved, starved_launches;
     struct cli_fastpath fastpath;
+    struct cli_phases phases;
     struct cli_site *sites;
     size_t n_sites;
 };
@@ -137,6 +148,12 @@ struct cli_origin {
     struct cli_clock clock;
 };
 
+/* A region's launches and host times, summed (docs/REPORT.md "regions"). */
+struct cli_region {
+    const char *name;
+    uint64_t launches, driver_ns, py_ns, ret_ns, gap_ns;
+};
+
 struct cli_report {
     const char *path;
     void *json;               /* the parsed document but its events (json_t); owns every string below */
@@ -162,6 +179,8 @@ struct cli_report {
     struct cli_gpu gpu;
     struct cli_kernel *kernels;
     size_t n_kernels;
+    struct cli_region *regions; /* NULL: the report has no "regions" (no region opened) */
+    size_t n_regions;
     size_t n_events;                /* of kinds this version knows; 0 when loaded with CLI_LOAD_EVENTS_LATER */
     struct cli_origin *merged_from; /* NULL unless written by `trlat merge` */
     size_t n_merged;

@@ -101,8 +101,8 @@ struct cli_merger {
     json_t *index;   /* kernel name -> index in kernels */
     struct mkernel *kernels;
     size_t n_kernels, cap_kernels;
-    struct cli_report acc; /* header, totals, python, gpu and merged_from so far */
-    size_t cap_merged;
+    struct cli_report acc; /* header, totals, python, gpu, regions and merged_from so far */
+    size_t cap_merged, cap_regions;
     struct common common[C_N];
     size_t n_inputs;
     struct mg mg;
@@ -170,6 +170,7 @@ void cli_merger_free(struct cli_merger *m)
     }
     free(m->kernels);
     free(m->acc.merged_from);
+    free(m->acc.regions);
     json_decref(m->strings);
     json_decref(m->index);
     free(m);
@@ -290,6 +291,13 @@ static void fold_kernel(struct cli_merger *m, const struct cli_kernel *k)
     add_opt(mg, &d->starved, &k->starved, "starved times");
     add_opt(mg, &d->starved_launches, &k->starved_launches, "starved launches");
     fold_fastpath(m, mk, &k->fastpath);
+    if (k->phases.set) {
+        d->phases.set = true;
+        add(mg, &d->phases.calls, k->phases.calls, "phase counts");
+        add(mg, &d->phases.split_calls, k->phases.split_calls, "phase counts");
+        for (int i = 0; i < CLI_PHASES; i++)
+            add(mg, &d->phases.ns[i], k->phases.ns[i], "phase times");
+    }
     fold_sites(m, mk, k);
 }
 
@@ -338,6 +346,32 @@ static void fold_gpu(struct cli_merger *m, const struct cli_report *r)
     }
 }
 
+/* Regions summed by name, in the order the inputs first name them. */
+static void fold_regions(struct cli_merger *m, const struct cli_report *r)
+{
+    struct cli_report *a = &m->acc;
+    if (!r->regions)
+        return;
+    if (!a->regions)
+        a->regions = room(NULL, 0, &m->cap_regions, sizeof *a->regions);
+    for (size_t i = 0; i < r->n_regions; i++) {
+        const struct cli_region *g = &r->regions[i];
+        size_t j = 0;
+        while (j < a->n_regions && strcmp(a->regions[j].name, g->name) != 0)
+            j++;
+        if (j == a->n_regions) {
+            a->regions = room(a->regions, a->n_regions, &m->cap_regions, sizeof *a->regions);
+            a->regions[a->n_regions++] = (struct cli_region){intern(m, g->name), 0, 0, 0, 0, 0};
+        }
+        struct cli_region *d = &a->regions[j];
+        add(&m->mg, &d->launches, g->launches, "region launches");
+        add(&m->mg, &d->driver_ns, g->driver_ns, "region times");
+        add(&m->mg, &d->py_ns, g->py_ns, "region times");
+        add(&m->mg, &d->ret_ns, g->ret_ns, "region times");
+        add(&m->mg, &d->gap_ns, g->gap_ns, "region times");
+    }
+}
+
 void cli_merger_add(struct cli_merger *m, const struct cli_report *r)
 {
     m->mg.path = r->path;
@@ -348,6 +382,7 @@ void cli_merger_add(struct cli_merger *m, const struct cli_report *r)
     fold_totals(m, r);
     fold_python(m, r);
     fold_gpu(m, r);
+    fold_regions(m, r);
     m->n_inputs++;
 }
 
@@ -439,6 +474,10 @@ int cli_merger_finish(struct cli_merger *m, struct cli_report *out, char *err, s
     out->merged_from = cli_xcalloc(m->acc.n_merged, sizeof *out->merged_from);
     if (m->acc.n_merged)
         memcpy(out->merged_from, m->acc.merged_from, m->acc.n_merged * sizeof *out->merged_from);
+    if (m->acc.regions) {
+        out->regions = cli_xcalloc(m->acc.n_regions + 1, sizeof *out->regions);
+        memcpy(out->regions, m->acc.regions, m->acc.n_regions * sizeof *out->regions);
+    }
     const struct common *c = m->common;
     out->trlat_version = common_value(&c[C_VERSION], TRLAT_VERSION);
     out->host = common_value(&c[C_HOST], NULL);

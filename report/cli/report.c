@@ -227,6 +227,16 @@ static void text_where(FILE *f, const struct cli_view *v)
         cli_table_print(&t, f, "  ");
     }
     cli_table_free(&t);
+    if (cli_phases_table(&t, v)) {
+        fprintf(f, "\n%s:\n", CLI_PHASES_TITLE);
+        cli_table_print(&t, f, "  ");
+    }
+    cli_table_free(&t);
+    if (cli_regions_table(&t, v->r)) {
+        fprintf(f, "\n%s:\n", CLI_REGIONS_TITLE);
+        cli_table_print(&t, f, "  ");
+    }
+    cli_table_free(&t);
 }
 
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v)

@@ -28,12 +28,13 @@ static const char usage_text[] =
     "                 [--timing=all|sampled|none|auto] [-o PATTERN] -- CMD ARGS...\n"
     "\n"
     "Runs CMD with libtrlat.so preloaded (found next to trlat, or in ../lib when\n"
-    "installed; existing LD_PRELOAD entries are kept), passes SIGINT, SIGTERM and\n"
-    "SIGHUP on to it and says which reports it wrote (the library lists them in\n"
-    "TRLAT_REPORT_LIST, a file in a private temporary directory; without a list,\n"
-    "the files matching the output pattern that appeared). Exits with CMD's status;\n"
-    "when a signal killed CMD, says so and ends by the same signal (a shell shows\n"
-    "128+N).\n"
+    "installed; existing LD_PRELOAD entries are kept; NVTX_INJECTION64_PATH is\n"
+    "pointed at it when unset, so that NVTX ranges are regions), passes SIGINT,\n"
+    "SIGTERM and SIGHUP on to it and says which reports it wrote (the library\n"
+    "lists them in TRLAT_REPORT_LIST, a file in a private temporary directory;\n"
+    "without a list, the files matching the output pattern that appeared). Exits\n"
+    "with CMD's status; when a signal killed CMD, says so and ends by the same\n"
+    "signal (a shell shows 128+N).\n"
     "\n"
     "  --fastpath[=on|verify]  memoize Triton launches (TRLAT_FASTPATH=1 or verify)\n"
     "  --cupti=on|off|auto     GPU timing through CUPTI (TRLAT_CUPTI; default auto)\n"
@@ -111,6 +112,11 @@ static void apply(const struct options *o)
     set_env("TRLAT_OUTPUT", o->output);
     char *lib = find_library();
     set_preload(lib);
+    /* NVTX ranges become regions (interpose/nvtx.c), unless a tool of
+     * its own was named */
+    const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+    if (!nvtx || !*nvtx)
+        set_env("NVTX_INJECTION64_PATH", lib);
     free(lib);
 }
 

@@ -77,6 +77,13 @@ static json_t *j_kernel(const struct cli_kernel *k)
                           cli_jv_opt(&k->starved_launches), "fastpath", j_fastpath(&k->fastpath), "call_sites", sites);
     if (o && k->ret.set) /* reports from before it have none */
         json_object_set_new(o, "py_return_ns", j_stat(&k->ret));
+    if (o && k->phases.set) {
+        json_t *ph =
+            json_pack("{s:o,s:o}", "calls", j_int(k->phases.calls), "split_calls", j_int(k->phases.split_calls));
+        for (int i = 0; i < CLI_PHASES; i++)
+            json_object_set_new(ph, cli_phase_keys[i], j_int(k->phases.ns[i]));
+        json_object_set_new(o, "py_phases_ns", ph);
+    }
     return o;
 }
 
@@ -183,6 +190,17 @@ void *cli_report_to_json(const struct cli_report *r)
                   cli_jv_opt(&r->wall_ns), "clock", j_clock(&r->clock), "config", j_config(r), "totals", j_totals(r));
     json_object_set_new(doc, "python", j_python(&r->python));
     json_object_set_new(doc, "gpu", j_gpu(&r->gpu));
+    if (r->regions) {
+        json_t *regions = json_array();
+        for (size_t i = 0; i < r->n_regions; i++) {
+            const struct cli_region *g = &r->regions[i];
+            json_array_append_new(regions, json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "name", g->name, "launches",
+                                                     j_int(g->launches), "driver_ns", j_int(g->driver_ns),
+                                                     "py_to_driver_ns", j_int(g->py_ns), "py_return_ns",
+                                                     j_int(g->ret_ns), "gap_ns", j_int(g->gap_ns)));
+        }
+        json_object_set_new(doc, "regions", regions);
+    }
     json_t *kernels = json_array();
     for (size_t i = 0; i < r->n_kernels; i++)
         json_array_append_new(kernels, j_kernel(&r->kernels[i]));

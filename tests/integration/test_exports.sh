@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # What libtrlat.so shows the process: exactly the interposed entry points
-# (unversioned, as libcuda's), dlsym under glibc's versions of it and
-# trlat_api_*; libunwind inside it, hidden, not a dependency.
+# (unversioned, as libcuda's), dlsym under glibc's versions of it,
+# NVTX's tool entry point and trlat_api_*; libunwind inside it, hidden, not a dependency.
 . "$(dirname "$0")/lib.sh"
 
 old=GLIBC_2.2.5
 [ "$(uname -m)" = aarch64 ] && old=GLIBC_2.17
 want=$( (grep -o 'X(cu[A-Za-z_0-9]*)' "$ROOT/interpose/fn_list.h" | sed 's/X(\(.*\))/\1/'
-    echo dlsym@@GLIBC_2.34; echo "dlsym@$old") | sort -u)
+    echo dlsym@@GLIBC_2.34; echo "dlsym@$old"; echo InitializeInjectionNvtx2) | sort -u)
 got=$(nm -D --defined-only "$LIB" | awk '$2 != "A" {print $3}' | grep -v '^trlat_api_' | sort -u)
 expect "exported: the interposed names and dlsym" "$got" "$want"
 versions=$(nm -D --defined-only "$LIB" | awk '$2 == "A" {print $3}' | sort | tr '\n' ' ')

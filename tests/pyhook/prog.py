@@ -82,6 +82,30 @@ def main():
             add_kernel[(1, )](1, 2)  # SITE own_time
         for _ in range(n):
             add_kernel[(1, )](1, 2, spin_us=200)  # SITE triton_time
+    elif mode == "regions":  # launches grouped by trlat.region, nested, on two threads, as a decorator
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+        import trlat
+        for _ in range(2):
+            add_kernel[(1, )](1, 2)  # outside any region
+        with trlat.region("warmup"):
+            for _ in range(5):
+                add_kernel[(1, )](1, 2)
+        with trlat.region("step"):
+            for _ in range(10):
+                add_kernel[(1, )](1, 2)
+            with trlat.region("inner"):
+                for _ in range(3):
+                    add_kernel[(1, )](1, 2)
+            add_kernel[(1, )](1, 2)
+
+        @trlat.region("worker")
+        def work():
+            for _ in range(4):
+                add_kernel[(1, )](1, 2)
+        t = threading.Thread(target=work)
+        with trlat.region("main_while_worker"):  # the worker's launches are its own thread's
+            t.start()
+            t.join()
     elif mode == "retspin":  # Triton's return path after the launch takes 300 us
         for _ in range(n):
             add_kernel[(1, )](1, 2, spin_after_us=300)  # SITE retspin

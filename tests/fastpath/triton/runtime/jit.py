@@ -8,7 +8,8 @@
 #    used_global_vals check, grid canonicalization, launch;
 # A "compile" loads a fresh function handle named after the kernel
 # (cuLibraryGetKernel + cuKernelGetFunction) and declares its parameter
-# sizes to the fake driver. Test hooks: fn.fake_meta (metadata overrides).
+# sizes to the fake driver. Test hooks: fn.fake_meta (metadata overrides),
+# FAKE_TRITON_SLOW_KEY_US (a slower cache key).
 import inspect
 import os
 from collections import defaultdict
@@ -131,7 +132,15 @@ def dynamic_func({", ".join(list(map(arg, sig.parameters.items())) + ["**options
     return ns["dynamic_func"]
 
 
+_SLOW_KEY_S = float(os.environ.get("FAKE_TRITON_SLOW_KEY_US", "0")) * 1e-6
+
+
 def compute_cache_key(kernel_key_cache, specialization, options):
+    if _SLOW_KEY_S:  # test hook: a release whose cache lookup got slower (trlat's TRLAT_PY_PHASES test)
+        import time
+        end = time.perf_counter() + _SLOW_KEY_S
+        while time.perf_counter() < end:
+            pass
     key = (tuple(specialization), str(options))
     k = kernel_key_cache.get(key)
     if k is None:
