@@ -23,26 +23,25 @@ struct cli_table;
 /* The kernel table every report form shows: header, a row per kernel in
  * view, a totals row; per-launch means unless the header says total. */
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v);
-/* Where the shown kernels' launches came from (a kernel's call sites, most
- * launches first) and why the fast path did not serve them (its fallbacks
- * by reason): tables for the text and HTML views; the rows they hold. */
-#define CLI_SITES_TITLE "call sites (launches, most first)"
-#define CLI_FALLBACKS_TITLE "fast-path fallbacks (calls Triton ran, by reason)"
+/* The tables the text and HTML views show under the kernels, in order:
+ * where the shown kernels' launches came from (their call sites, most
+ * launches first), why the fast path did not serve them (fallbacks by
+ * reason), the host time between launches by user site (over every
+ * kernel: the Triton calls' part and the rest), the shown kernels' py->drv
+ * by Triton's phase (TRLAT_PY_PHASES) and the regions. Each fills *t and
+ * returns its rows, 0 when it has none (the table is then not shown). */
 size_t cli_sites_table(struct cli_table *t, const struct cli_view *v);
 size_t cli_fallbacks_table(struct cli_table *t, const struct cli_view *v);
-/* Every kernel's Python sites summed by user site, most host time between
- * launches first: the time before their launches on the launching thread,
- * the Triton calls' own part of it and the rest. Rows: the user sites. */
-#define CLI_USER_SITES_TITLE "host time between launches, by user site (most first)"
-size_t cli_user_sites_table(struct cli_table *t, const struct cli_report *r);
-/* The report's regions, most host time (py->drv + driver) first: their
- * launches, host times and the host time between launches in them. */
-/* The shown kernels' py->drv by Triton's phase, means per call
- * (TRLAT_PY_PHASES): rows, 0 when no kernel has them. */
-#define CLI_PHASES_TITLE "py→drv by Triton's phase (TRLAT_PY_PHASES; means per call)"
+size_t cli_user_sites_table(struct cli_table *t, const struct cli_view *v);
 size_t cli_phases_table(struct cli_table *t, const struct cli_view *v);
-#define CLI_REGIONS_TITLE "regions (host time, most first)"
-size_t cli_regions_table(struct cli_table *t, const struct cli_report *r);
+size_t cli_regions_table(struct cli_table *t, const struct cli_view *v);
+struct cli_section {
+    const char *title, *html_title, *html_id;
+    int header_total; /* its first row is a header and its last a total */
+    size_t (*make)(struct cli_table *t, const struct cli_view *v);
+};
+extern const struct cli_section cli_sections[];
+extern const size_t cli_n_sections;
 
 /* `trlat report` forms. */
 void cli_render_text(FILE *f, const struct cli_view *v);

@@ -454,37 +454,16 @@ static void html_table(FILE *f, const struct cli_table *t, const char *id, int h
 
 static void where(FILE *f, const struct cli_view *v)
 {
-    struct cli_table t;
-    if (cli_sites_table(&t, v)) {
-        fputs("<section>\n<h2>Call sites (launches, most first)</h2>\n", f);
-        html_table(f, &t, "sites", 0);
-        fputs("</section>\n", f);
+    for (size_t i = 0; i < cli_n_sections; i++) {
+        const struct cli_section *sec = &cli_sections[i];
+        struct cli_table t;
+        if (sec->make(&t, v)) {
+            fprintf(f, "<section>\n<h2>%s</h2>\n", sec->html_title);
+            html_table(f, &t, sec->html_id, sec->header_total);
+            fputs("</section>\n", f);
+        }
+        cli_table_free(&t);
     }
-    cli_table_free(&t);
-    if (cli_fallbacks_table(&t, v)) {
-        fputs("<section>\n<h2>Fast-path fallbacks (calls Triton ran, by reason)</h2>\n", f);
-        html_table(f, &t, "fallbacks", 0);
-        fputs("</section>\n", f);
-    }
-    cli_table_free(&t);
-    if (cli_user_sites_table(&t, v->r)) {
-        fputs("<section>\n<h2>Host time between launches, by user site</h2>\n", f);
-        html_table(f, &t, "user-sites", 1);
-        fputs("</section>\n", f);
-    }
-    cli_table_free(&t);
-    if (cli_phases_table(&t, v)) {
-        fputs("<section>\n<h2>py→drv by Triton's phase (means per call)</h2>\n", f);
-        html_table(f, &t, "phases", 0);
-        fputs("</section>\n", f);
-    }
-    cli_table_free(&t);
-    if (cli_regions_table(&t, v->r)) {
-        fputs("<section>\n<h2>Regions (host time, most first)</h2>\n", f);
-        html_table(f, &t, "regions", 0);
-        fputs("</section>\n", f);
-    }
-    cli_table_free(&t);
 }
 
 static void table(FILE *f, const struct cli_view *v)

@@ -20,8 +20,9 @@ static int by_host(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-size_t cli_regions_table(struct cli_table *t, const struct cli_report *r)
+size_t cli_regions_table(struct cli_table *t, const struct cli_view *v)
 {
+    const struct cli_report *r = v->r;
     cli_table_init(t, "rrrrrrl");
     if (!r->n_regions)
         return 0;

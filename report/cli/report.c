@@ -209,34 +209,28 @@ size_t cli_fallbacks_table(struct cli_table *t, const struct cli_view *v)
     return rows;
 }
 
+const struct cli_section cli_sections[] = {
+    {"call sites (launches, most first)", "Call sites (launches, most first)", "sites", 0, cli_sites_table},
+    {"fast-path fallbacks (calls Triton ran, by reason)", "Fast-path fallbacks (calls Triton ran, by reason)",
+     "fallbacks", 0, cli_fallbacks_table},
+    {"host time between launches, by user site (most first)", "Host time between launches, by user site", "user-sites",
+     1, cli_user_sites_table},
+    {"py→drv by Triton's phase (TRLAT_PY_PHASES; means per call)", "py→drv by Triton's phase (means per call)",
+     "phases", 0, cli_phases_table},
+    {"regions (host time, most first)", "Regions (host time, most first)", "regions", 0, cli_regions_table},
+};
+const size_t cli_n_sections = sizeof cli_sections / sizeof cli_sections[0];
+
 static void text_where(FILE *f, const struct cli_view *v)
 {
-    struct cli_table t;
-    if (cli_sites_table(&t, v)) {
-        fprintf(f, "\n%s:\n", CLI_SITES_TITLE);
-        cli_table_print(&t, f, "  ");
+    for (size_t i = 0; i < cli_n_sections; i++) {
+        struct cli_table t;
+        if (cli_sections[i].make(&t, v)) {
+            fprintf(f, "\n%s:\n", cli_sections[i].title);
+            cli_table_print(&t, f, "  ");
+        }
+        cli_table_free(&t);
     }
-    cli_table_free(&t);
-    if (cli_fallbacks_table(&t, v)) {
-        fprintf(f, "\n%s:\n", CLI_FALLBACKS_TITLE);
-        cli_table_print(&t, f, "  ");
-    }
-    cli_table_free(&t);
-    if (cli_user_sites_table(&t, v->r)) {
-        fprintf(f, "\n%s:\n", CLI_USER_SITES_TITLE);
-        cli_table_print(&t, f, "  ");
-    }
-    cli_table_free(&t);
-    if (cli_phases_table(&t, v)) {
-        fprintf(f, "\n%s:\n", CLI_PHASES_TITLE);
-        cli_table_print(&t, f, "  ");
-    }
-    cli_table_free(&t);
-    if (cli_regions_table(&t, v->r)) {
-        fprintf(f, "\n%s:\n", CLI_REGIONS_TITLE);
-        cli_table_print(&t, f, "  ");
-    }
-    cli_table_free(&t);
 }
 
 void cli_kernel_table(struct cli_table *t, const struct cli_view *v)

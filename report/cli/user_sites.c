@@ -53,8 +53,9 @@ static void row(struct cli_table *t, const struct row *w, const char *where)
                   w->kernels ? cli_fmt_count(ks, w->kernels) : "", where);
 }
 
-size_t cli_user_sites_table(struct cli_table *t, const struct cli_report *r)
+size_t cli_user_sites_table(struct cli_table *t, const struct cli_view *v)
 {
+    const struct cli_report *r = v->r;
     size_t cap = 0, n = 0;
     for (size_t i = 0; i < r->n_kernels; i++)
         cap += r->kernels[i].n_sites;
