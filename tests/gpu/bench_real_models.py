@@ -61,7 +61,11 @@ for w in WORKLOADS:
         for mode in MODES if r % 2 == 0 else MODES[::-1]:
             # profile mode without CUPTI: trlat's own cost (CUPTI's, about
             # 1.4 us a launch, is bench_cupti.sh's)
-            env = ({"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_FASTPATH": "1", "REAL_AB": "1"}
+            # ab times every hit (TRLAT_TIMING=all): its per-arm Triton-side
+            # sums are then exact, not the sampled estimate a few slow calls
+            # weighted 16 times can dominate
+            env = ({"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_FASTPATH": "1", "REAL_AB": "1",
+                                                                 "TRLAT_TIMING": "all"}
                    if mode == "ab" else {"TRLAT_CUPTI": "0"})
             o, e, rc, rep = run([sys.executable, os.path.join(HERE, "real_models.py"), w, str(STEPS[w])],
                                 preload=mode != "off", env=env, timeout=400)
