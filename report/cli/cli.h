@@ -35,9 +35,10 @@ size_t cli_fallbacks_table(struct cli_table *t, const struct cli_view *v);
 size_t cli_user_sites_table(struct cli_table *t, const struct cli_view *v);
 size_t cli_phases_table(struct cli_table *t, const struct cli_view *v);
 size_t cli_regions_table(struct cli_table *t, const struct cli_view *v);
+enum { CLI_HEAD = 2, CLI_HEAD_TOTAL = 1 };
 struct cli_section {
     const char *title, *html_title, *html_id;
-    int header_total; /* its first row is a header and its last a total */
+    int header_total; /* CLI_HEAD: its first row is a header; CLI_HEAD_TOTAL: and its last a total */
     size_t (*make)(struct cli_table *t, const struct cli_view *v);
 };
 extern const struct cli_section cli_sections[];

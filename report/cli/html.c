@@ -432,6 +432,8 @@ static void chart_starved(FILE *f, const struct cli_view *v)
 
 /* A text table as HTML; with a header row (its first) and a total (its
  * last), as the kernel table has. */
+/* header_total: 0, CLI_HEAD (its first row a header) or CLI_HEAD_TOTAL
+ * (and its last a total) */
 static void html_table(FILE *f, const struct cli_table *t, const char *id, int header_total)
 {
     fprintf(f, "<table id=\"%s\">\n", id);
@@ -441,7 +443,10 @@ static void html_table(FILE *f, const struct cli_table *t, const char *id, int h
         const char *tag = head_row ? "th" : "td";
         if (cli_table_is_rule(t, row * t->ncols))
             continue;
-        fputs(head_row ? "<thead><tr>" : header_total && row == rows - 1 ? "<tr class=\"total\">" : "<tr>", f);
+        fputs(head_row                                            ? "<thead><tr>"
+              : header_total == CLI_HEAD_TOTAL && row == rows - 1 ? "<tr class=\"total\">"
+                                                                  : "<tr>",
+              f);
         for (size_t col = 0; col < t->ncols; col++) {
             fprintf(f, "<%s class=\"%c\">", tag, t->align[col]);
             esc(f, t->cells[row * t->ncols + col]);
@@ -471,7 +476,7 @@ static void table(FILE *f, const struct cli_view *v)
     struct cli_table t;
     cli_kernel_table(&t, v);
     fputs("<section>\n<h2>Kernels</h2>\n", f);
-    html_table(f, &t, "kernels", 1);
+    html_table(f, &t, "kernels", CLI_HEAD_TOTAL);
     cli_table_free(&t);
     if (v->n < v->n_all)
         fprintf(f, "<p class=\"note\">%zu more kernels not shown (--top 0 shows all).</p>\n", v->n_all - v->n);

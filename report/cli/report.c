@@ -214,10 +214,10 @@ const struct cli_section cli_sections[] = {
     {"fast-path fallbacks (calls Triton ran, by reason)", "Fast-path fallbacks (calls Triton ran, by reason)",
      "fallbacks", 0, cli_fallbacks_table},
     {"host time between launches, by user site (most first)", "Host time between launches, by user site", "user-sites",
-     1, cli_user_sites_table},
+     CLI_HEAD_TOTAL, cli_user_sites_table},
     {"py→drv by Triton's phase (TRLAT_PY_PHASES; means per call)", "py→drv by Triton's phase (means per call)",
-     "phases", 0, cli_phases_table},
-    {"regions (host time, most first)", "Regions (host time, most first)", "regions", 0, cli_regions_table},
+     "phases", CLI_HEAD, cli_phases_table},
+    {"regions (host time, most first)", "Regions (host time, most first)", "regions", CLI_HEAD, cli_regions_table},
 };
 const size_t cli_n_sections = sizeof cli_sections / sizeof cli_sections[0];
 

@@ -3,7 +3,7 @@
 that it renders: the expected number of SVG charts, each with a non-zero
 size and non-empty marks, the kernel table, and no console errors.
 
-usage: check_html.py PAGE.html CHARTS
+usage: check_html.py PAGE.html CHARTS [SITE_ROWS,FALLBACK_ROWS,USER_SITE_ROWS]
 
 A copy of the page gets two probe scripts: one at the top of <head> that
 records errors and console.error calls, one at the end of <body> that
@@ -66,7 +66,7 @@ TAIL_PROBE = """<script>(function () {
   pre.id = 'trlat-probe';
   var mark = 'TRLAT' + '-PROBE';  /* split: the marker must not appear in this source */
   pre.textContent = mark + JSON.stringify({charts: charts, errors: window.__trlatErrors,
-    rows: table ? table.rows.length : 0, sites: shown('sites'), fallbacks: shown('fallbacks'), sorted: sorted,
+    rows: table ? table.rows.length : 0, sites: shown('sites'), fallbacks: shown('fallbacks'), user_sites: shown('user-sites'), sorted: sorted,
     title: document.title}) + mark;
   document.body.appendChild(pre);
 })();</script>"""
@@ -123,19 +123,20 @@ def main():
         problems.append("kernel table has %d rows" % r["rows"])
     if r["sorted"] is not True:
         problems.append("the kernel table did not sort by launches on a click of its header")
-    if len(sys.argv) == 4:  # the call sites and fallbacks tables, laid out with their rows
-        sites, fallbacks = (int(x) for x in sys.argv[3].split(","))
-        if r["sites"] != sites or r["fallbacks"] != fallbacks:
-            problems.append("sites table %d rows, fallbacks %d; expected %d, %d" % (
-                r["sites"], r["fallbacks"], sites, fallbacks))
+    if len(sys.argv) == 4:  # the call sites, fallbacks and user sites tables, laid out with their rows
+        sites, fallbacks, user_sites = (int(x) for x in sys.argv[3].split(","))
+        if (r["sites"], r["fallbacks"], r["user_sites"]) != (sites, fallbacks, user_sites):
+            problems.append("sites table %d rows, fallbacks %d, user sites %d; expected %d, %d, %d" % (
+                r["sites"], r["fallbacks"], r["user_sites"], sites, fallbacks, user_sites))
     if r["errors"] or r["console"]:
         problems.append("console errors: %s" % "; ".join(r["errors"] + r["console"])[:300])
     if problems:
         print("; ".join(problems))
         return 1
-    print("rendered by %s: %s; table %d rows (sorts on a click), sites %d, fallbacks %d; no console errors" % (
-        os.path.basename(chrome), ", ".join("%s %gx%g" % (c["id"], c["width"], c["height"]) for c in charts),
-        r["rows"], r["sites"], r["fallbacks"]))
+    print("rendered by %s: %s; table %d rows (sorts on a click), sites %d, fallbacks %d, user sites %d; "
+          "no console errors" % (os.path.basename(chrome),
+                                 ", ".join("%s %gx%g" % (c["id"], c["width"], c["height"]) for c in charts),
+                                 r["rows"], r["sites"], r["fallbacks"], r["user_sites"]))
     return 0
 
 

@@ -429,8 +429,8 @@ test_trace() {
 
 test_html() {
     local f charts msg status
-    # NAME:CHARTS:SITE_ROWS,FALLBACK_ROWS (the call sites and fallbacks tables)
-    for f in basic:7:4,3 nocupti:5:4,0 hooked1:6:3,0; do
+    # NAME:CHARTS:SITE_ROWS,FALLBACK_ROWS,USER_SITE_ROWS (the call sites, fallbacks and user sites tables)
+    for f in basic:7:4,3,6 nocupti:5:4,0,0 hooked1:6:3,0,5; do
         where=${f##*:}
         f=${f%:*}
         charts=${f#*:}
