@@ -1,5 +1,4 @@
 #include "interpose/region.h"
-#include "interpose/clock.h"
 #include "interpose/log.h"
 #include "interpose/tstate.h"
 
@@ -93,20 +92,13 @@ int trlat_region_pop(void)
     return (int)ts->rs->depth;
 }
 
-void trlat_region_add(struct trlat_rstat *s, const struct trlat_rec *r, const struct trlat_rec_last *last)
+void trlat_region_add(struct trlat_rstat *s, const struct trlat_rec_ns *ns)
 {
     TRLAT_WR(s->launches, TRLAT_RD(s->launches) + 1);
-    if (!r->t0)
-        return;
-    uint64_t w = trlat_rec_weight(r->site), gap, triton;
-    trlat_rec_site_ns(r, last, &gap, &triton);
-    TRLAT_WR(s->driver_ns, TRLAT_RD(s->driver_ns) + trlat_ticks_ns(r->t1 - r->t0) * w);
-    TRLAT_WR(s->gap_ns, TRLAT_RD(s->gap_ns) + gap);
-    if (r->py_t0 > TRLAT_PY_UNTIMED)
-        TRLAT_WR(s->py_ns, TRLAT_RD(s->py_ns) + trlat_ticks_ns(r->t0 - r->py_t0) * w);
-    uint64_t rt = TRLAT_RD(r->ret);
-    if (rt)
-        TRLAT_WR(s->ret_ns, TRLAT_RD(s->ret_ns) + trlat_ticks_ns(rt - r->t1) * w);
+    TRLAT_WR(s->driver_ns, TRLAT_RD(s->driver_ns) + ns->driver);
+    TRLAT_WR(s->gap_ns, TRLAT_RD(s->gap_ns) + ns->gap);
+    TRLAT_WR(s->py_ns, TRLAT_RD(s->py_ns) + ns->py);
+    TRLAT_WR(s->ret_ns, TRLAT_RD(s->ret_ns) + ns->ret);
 }
 
 void trlat_region_reset(struct trlat_tstate *ts)

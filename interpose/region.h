@@ -31,8 +31,7 @@ struct trlat_region_state {
 };
 
 struct trlat_tstate;
-struct trlat_rec;
-struct trlat_rec_last;
+struct trlat_rec_ns;
 
 /* The calling thread enters region `name` / leaves its innermost: the
  * depth after, or -1 (trlat disabled, out of memory, nothing to pop). */
@@ -40,8 +39,8 @@ int trlat_region_push(const char *name);
 int trlat_region_pop(void);
 /* The name of an id, NULL for an unused one. */
 const char *trlat_region_name(unsigned id);
-/* Adds a record of region id to *s (before trlat_rec_times moves *last on). */
-void trlat_region_add(struct trlat_rstat *s, const struct trlat_rec *r, const struct trlat_rec_last *last);
+/* Adds one launch, its times from trlat_rec_ns, to a region's sums. */
+void trlat_region_add(struct trlat_rstat *s, const struct trlat_rec_ns *ns);
 /* A reused thread state: no region open. */
 void trlat_region_reset(struct trlat_tstate *ts);
 

@@ -215,14 +215,14 @@ void trlat_tstate_drain(struct trlat_tstate *ts)
     for (uint32_t i = 0; i < n; i++) {
         const struct trlat_rec *r = &ts->recs[i];
         struct trlat_kslot *k = trlat_kslot_get(ts, r->func);
-        unsigned region = trlat_rec_region(r->site);
-        if (region && ts->rs)
-            trlat_region_add(&ts->rs->stats[region], r, &last);
         uint64_t site = trlat_rec_site(r->site);
-        if (site) {
-            uint64_t gap, triton;
-            trlat_rec_site_ns(r, &last, &gap, &triton);
-            trlat_kslot_add_site(k, site, TRLAT_SITE_PYTHON, gap, triton);
+        unsigned region = trlat_rec_region(r->site);
+        if (site || region) {
+            struct trlat_rec_ns ns = trlat_rec_ns(r, &last);
+            if (site)
+                trlat_kslot_add_site(k, site, TRLAT_SITE_PYTHON, ns.gap, ns.py + ns.ret);
+            if (region && ts->rs)
+                trlat_region_add(&ts->rs->stats[region], &ns);
         }
         if (!trlat_rec_times(r, &last, &k->driver, &k->gap, &k->py, &k->ret, &k->weighted))
             TRLAT_WR(k->untimed, TRLAT_RD(k->untimed) + 1);

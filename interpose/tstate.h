@@ -356,23 +356,28 @@ static inline __attribute__((always_inline)) int trlat_rec_times(const struct tr
     return 1;
 }
 
-/* What a record adds to its site's gap_ns and triton_ns, weighted as
- * trlat_rec_add_times weighs its times; taken before trlat_rec_times moves
- * *last on. An open call's return (ret still 0) is not in it. */
-static inline void trlat_rec_site_ns(const struct trlat_rec *r, const struct trlat_rec_last *last, uint64_t *gap,
-                                     uint64_t *triton)
+/* A record's times as sums add them (its site's, its region's): in ns,
+ * each weighted as trlat_rec_add_times weighs it; all 0 for an untimed
+ * record, py and ret 0 where it has none (an open call's return is not in
+ * it yet). Taken before trlat_rec_times moves *last on. */
+struct trlat_rec_ns {
+    uint64_t driver, gap, py, ret;
+};
+static inline struct trlat_rec_ns trlat_rec_ns(const struct trlat_rec *r, const struct trlat_rec_last *last)
 {
-    *gap = *triton = 0;
+    struct trlat_rec_ns ns = {0, 0, 0, 0};
     if (!r->t0)
-        return;
+        return ns;
     uint64_t w = trlat_rec_weight(r->site), gw = w * (last->weight ? last->weight : 1);
+    ns.driver = trlat_ticks_ns(r->t1 - r->t0) * w;
     if (last->t1)
-        *gap = trlat_ticks_ns(r->t0 - last->t1) * gw;
+        ns.gap = trlat_ticks_ns(r->t0 - last->t1) * gw;
     if (r->py_t0 > TRLAT_PY_UNTIMED)
-        *triton = trlat_ticks_ns(r->t0 - r->py_t0) * w;
+        ns.py = trlat_ticks_ns(r->t0 - r->py_t0) * w;
     uint64_t rt = TRLAT_RD(r->ret);
     if (rt)
-        *triton += trlat_ticks_ns(rt - r->t1) * w;
+        ns.ret = trlat_ticks_ns(rt - r->t1) * w;
+    return ns;
 }
 
 /* A consistent-enough copy of a stat another thread may be writing. */

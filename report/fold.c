@@ -153,13 +153,14 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
             f->unnamed_launches++;
         }
         k->from_driver++;
+        uint64_t site = trlat_rec_site(recs[i].site);
         unsigned region = trlat_rec_region(recs[i].site);
-        if (region)
-            trlat_region_add(&f->regions[region], &recs[i], &last);
-        struct trlat_fsite site = {trlat_rec_site(recs[i].site), TRLAT_SITE_PYTHON, 1, 0, 0};
-        if (site.id) {
-            trlat_rec_site_ns(&recs[i], &last, &site.gap_ns, &site.triton_ns);
-            trlat_kstats_add_site(k, &site);
+        if (site || region) {
+            struct trlat_rec_ns ns = trlat_rec_ns(&recs[i], &last);
+            if (site)
+                trlat_kstats_add_site(k, &(struct trlat_fsite){site, TRLAT_SITE_PYTHON, 1, ns.gap, ns.py + ns.ret});
+            if (region)
+                trlat_region_add(&f->regions[region], &ns);
         }
         uint64_t weighted = 0; /* the launch is counted above */
         trlat_rec_times(&recs[i], &last, &k->driver, &k->gap, &k->py, &k->ret, &weighted);
@@ -173,7 +174,6 @@ static void add_regions(const struct trlat_tstate *ts, void *arg)
     const struct trlat_region_state *rs = __atomic_load_n(&ts->rs, __ATOMIC_ACQUIRE);
     if (!rs)
         return;
-    f->has_regions = 1;
     for (unsigned i = 1; i < TRLAT_REGIONS_MAX; i++) {
         const struct trlat_rstat *s = &rs->stats[i];
         struct trlat_rstat *d = &f->regions[i];

@@ -47,7 +47,6 @@ struct trlat_fold {
     unsigned threads;
     uint64_t unnamed_launches;
     struct trlat_rstat regions[TRLAT_REGIONS_MAX]; /* by region id, all threads */
-    int has_regions;                               /* a thread opened one */
     /* filled by CUPTI when it ran */
     int has_gpu;
     uint64_t gpu_busy_ns, dropped_records;

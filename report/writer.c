@@ -240,7 +240,7 @@ static void events_json(struct trlat_json *j, struct trlat_fold *f)
  * order of first use); absent when no thread opened a region. */
 static void regions_json(struct trlat_json *j, const struct trlat_fold *f)
 {
-    if (!f->has_regions)
+    if (!trlat_region_name(1)) /* no name interned: none opened */
         return;
     trlat_json_arr(j, "regions");
     for (unsigned i = 1; i < TRLAT_REGIONS_MAX; i++) {

@@ -118,8 +118,8 @@ static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint6
 static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct trlat_pycall *saved)
 {
     uint32_t n = ts->py_launches;
-    if (__builtin_expect(ts->ph_call == ts->py_t0, 0) && ts->ph_call)
-        trlat_pyphase_close(ts); /* TRLAT_PY_PHASES; before py_rec goes */
+    if (__builtin_expect(ts->ph_call == ts->py_t0, 0)) /* never 0 here: an open call's py_t0 is set */
+        trlat_pyphase_close(ts);                       /* TRLAT_PY_PHASES; before py_rec goes */
     if (ts->py_rec || ts->py_k) {
         if (ts->py_t0 != TRLAT_PY_UNTIMED) { /* else nothing to time from */
             uint64_t now = trlat_ticks();
