@@ -3,6 +3,7 @@
 # the function loaded on first use), the `run` property, launch_metadata
 # and __getitem__'s runner closure, as in Triton.
 import ctypes
+import threading
 
 from .. import knobs
 from ..backends.nvidia.driver import CudaLauncher, size_of
@@ -15,6 +16,11 @@ _kernel_fn = _cuda.cuKernelGetFunction
 _kernel_fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
 _set_params = _cuda.fake_cuda_set_params
 _set_params.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_uint)]
+# One load per kernel: threads racing a first call would each load a
+# handle (ctypes releases the GIL), and every handle but the last costs the
+# fast path a miss, which the threads workload's exact counts do not
+# allow. A kernel loaded twice is tested on purpose (_load called again).
+_load_lock = threading.Lock()
 
 
 class ASTSource:
@@ -51,9 +57,12 @@ class CompiledKernel:
     def _init_handles(self):
         if self.module is not None:
             return
-        self._run = driver.active.launcher_cls(self.src, self.metadata)
-        self._load(self.name)
-        self.module = "module:" + self.name
+        with _load_lock:
+            if self.module is not None:
+                return
+            self._run = driver.active.launcher_cls(self.src, self.metadata)
+            self._load(self.name)
+            self.module = "module:" + self.name
 
     @property
     def run(self):
