@@ -261,7 +261,12 @@ static int read_arg(struct ccall *cc, int kind, PyObject *v, uint8_t *tag)
             w->val = bits; /* PyLong_AsUnsignedLongLong: a negative int raises */
             *tag = 3;
         } else {
-            return FP_R_ARGTYPE; /* another object with data_ptr(): not modelled */
+            PyObject *dtype; /* another object with data_ptr(): getPointer's checks */
+            int r = fp_read_ptrobj(v, &dtype, &w->val);
+            if (r)
+                return r;
+            PY(Py_DecRef)(dtype);
+            *tag = 7;
         }
     } else if (kind == CK_FP32 || kind == CK_FP64) {
         double d;

@@ -27,6 +27,7 @@
     X(LAUNCH_HOOKS, "launch_hooks")       /* knobs.runtime.launch_*_hook set */                  \
     X(WARMUP, "warmup")                   /* warmup=True */                                      \
     X(ARGTYPE, "argtype")                 /* an argument the key cannot describe */              \
+    X(NOTDEVICE, "not_device_memory")     /* a data_ptr() not known as device memory */          \
     X(BINDING, "binding")                 /* arguments Triton's binder rejects */                \
     X(KWARGS, "kwargs")                   /* a keyword option the key cannot describe */         \
     X(GLOBALS, "globals")                 /* a global the kernel used changed */                 \
@@ -119,7 +120,8 @@ enum fp_tag {
     FP_T_DEBUG,
     FP_T_INSTR,
     FP_T_GRIDLESS,
-    FP_T_OBJECT /* an immutable object keyed by identity (held by the entry) */
+    FP_T_OBJECT, /* an immutable object keyed by identity (held by the entry) */
+    FP_T_PTROBJ  /* another object with data_ptr(): its type, dtype and alignment */
 };
 
 /* Triton 3.6's specialization of one non-constexpr argument
@@ -351,6 +353,11 @@ enum fp_gop {
  * raise (division by zero, a negative shift) or the result leaves int64
  * (Python's ints do not overflow: the caller calls the grid instead). */
 int fp_gop_eval(int op, int64_t a, int64_t b, int64_t *r);
+
+/* ---- device addresses (devptr.c) ---- */
+/* 1 when p lies in device memory as the driver described it (asked once
+ * per allocation, forgotten at any free), else 0. Under the GIL. */
+int fp_devptr_known(uint64_t p);
 
 /* ---- counters per kernel name (stats.c) ---- */
 struct fp_stat {

@@ -40,12 +40,12 @@ struct fp_pyenv {
     PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
     int torch_layout_known; /* torch 2.11: tensor_direct.c knows its structs */
     /* interned attribute names */
-    PyObject *s_data_ptr, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr, *s_is_const, *s_dns,
-        *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks, *s_used_global_vals,
-        *s_device_caches, *s_debug, *s_runtime, *s_compilation, *s_instrumentation_mode, *s_launch_enter_hook,
-        *s_launch_exit_hook, *s_calls, *s_active, *s_get_current_device, *s_get_current_stream, *s___dict__, *s_run,
-        *s_function, *s_grid, *s_warmup, *s_metadata, *s_num_warps, *s_num_ctas, *s_shared, *s_launch_cooperative_grid,
-        *s_launch_pdl, *s_global_scratch_size, *s_profile_scratch_size;
+    PyObject *s_data_ptr, *s___mro__, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
+        *s_is_const, *s_dns, *s_dnsa, *s_annotation_type, *s__param, *s_kind, *s_default, *s_pre_run_hooks,
+        *s_used_global_vals, *s_device_caches, *s_debug, *s_runtime, *s_compilation, *s_instrumentation_mode,
+        *s_launch_enter_hook, *s_launch_exit_hook, *s_calls, *s_active, *s_get_current_device, *s_get_current_stream,
+        *s___dict__, *s_run, *s_function, *s_grid, *s_warmup, *s_metadata, *s_num_warps, *s_num_ctas, *s_shared,
+        *s_launch_cooperative_grid, *s_launch_pdl, *s_global_scratch_size, *s_profile_scratch_size;
 };
 extern struct fp_pyenv fpy;
 
@@ -189,6 +189,13 @@ static inline int fp_is_tensor(PyObject *v)
     void *t = FP_TYPE(v);
     return t == fpy.t_tensor || (fpy.t_param && t == fpy.t_param);
 }
+/* An argument that is not a torch tensor but has data_ptr() (FlagGems'
+ * StridedBuffer), as Triton's specialize_arg takes one: handle_tensor,
+ * once it has ruled out a constexpr, a tensor descriptor and a
+ * JITFunction, which a type whose only base is object is none of. Its
+ * dtype (a new reference) and data_ptr(), which must be 0 or device
+ * memory (fp_devptr_known), as Triton's launcher checks. 0 or a reason. */
+int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr);
 
 /* ---- the layout's last hit (lastcall.c) ---- */
 /* After binding and the device: 1 when the call keys exactly as one of

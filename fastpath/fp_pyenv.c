@@ -82,7 +82,7 @@ static int intern_all(void)
 #define S(field, text)                                              \
     if (!(fpy.field = PY(PyUnicode_InternFromString)(text)))        \
         return 0;
-    S(s_data_ptr, "data_ptr") S(s_dtype, "dtype") S(s_is_cuda, "is_cuda") S(s_params, "params")
+    S(s_data_ptr, "data_ptr") S(s___mro__, "__mro__") S(s_dtype, "dtype") S(s_is_cuda, "is_cuda") S(s_params, "params")
     S(s_name, "name") S(s___name__, "__name__") S(s_is_constexpr, "is_constexpr") S(s_is_const, "is_const")
     S(s_dns, "do_not_specialize") S(s_dnsa, "do_not_specialize_on_alignment")
     S(s_annotation_type, "annotation_type") S(s__param, "_param") S(s_kind, "kind") S(s_default, "default")

@@ -370,6 +370,33 @@ int fp_read_tensor_slow(struct fp_call *c, PyObject *v, int plain, PyObject **dt
     return read_tensor_slow(c, v, g, plain, dtype, cuda, ptr);
 }
 
+int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr)
+{
+    PyObject *mro = PY(PyObject_GetAttr)((PyObject *)FP_TYPE(v), fpy.s___mro__);
+    int plain = mro && FP_TYPE(mro) == fpy.t_tuple && PY(PyTuple_Size)(mro) == 2;
+    trlat_py_drop(mro);
+    PyObject *dt = plain ? PY(PyObject_GetAttr)(v, fpy.s_dtype) : NULL;
+    PyObject *argv[2] = {NULL, v};
+    PyObject *p =
+        dt ? PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL)
+           : NULL;
+    /* PyLong_AsUnsignedLongLong, as Triton's getPointer reads it */
+    *ptr = p && FP_TYPE(p) == fpy.t_long ? PY(PyLong_AsUnsignedLongLong)(p) : 0;
+    int bad = !p || FP_TYPE(p) != fpy.t_long || PY(PyErr_Occurred)();
+    trlat_py_drop(p);
+    if (bad) {
+        trlat_py_drop(dt);
+        PY(PyErr_Clear)();
+        return FP_R_ARGTYPE;
+    }
+    if (*ptr && !fp_devptr_known(*ptr)) {
+        PY(Py_DecRef)(dt);
+        return FP_R_NOTDEVICE;
+    }
+    *dtype = dt;
+    return 0;
+}
+
 int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *d16, uint64_t *val)
 {
     uint64_t bits;
@@ -379,6 +406,38 @@ int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *
     *spec = (uint8_t)fp_int_spec(is_u64, bits, !P->dns, !P->dnsa, &div16);
     *d16 = (uint8_t)div16;
     *val = *spec == FP_S_I32 ? (uint64_t)(uint32_t)(int32_t)(int64_t)bits : bits;
+    return 0;
+}
+
+/* Another object with data_ptr() (fp_read_ptrobj): keyed as a tensor is,
+ * by its type and dtype (both held by the entry) and alignment; never
+ * taken as the same by the layout's last hits, whose identity shortcut
+ * is for immutable objects (fp_last_save). */
+static int key_ptrobj(struct fp_call *c, unsigned j, PyObject *v)
+{
+    const struct fp_param *P = &c->L->p[j];
+    struct fp_argkey *ak = &c->ak[j];
+    struct fp_want *w = &c->want[c->nwant];
+    PyObject *dtype;
+    uint64_t ptr;
+    int ok = 1, r = fp_read_ptrobj(v, &dtype, &ptr);
+    if (r)
+        return r;
+    add_ref(c, (PyObject *)FP_TYPE(v), &ok);
+    add_ref(c, dtype, &ok);
+    PY(Py_DecRef)(dtype); /* v holds it through the call; the entry, once it is keyed */
+    if (!ok)
+        return FP_R_ARGTYPE;
+    int d16 = !P->dns && !P->dnsa && (ptr & 15) == 0;
+    fp_key_u64(&c->key, FP_T_PTROBJ | (uint64_t)d16 << 9);
+    fp_key_u64(&c->key, (uint64_t)(uintptr_t)FP_TYPE(v));
+    fp_key_u64(&c->key, (uint64_t)(uintptr_t)dtype);
+    w->spec = FP_S_PTR;
+    w->val = ptr;
+    ak->tag = FP_T_PTROBJ;
+    ak->dtype = dtype;
+    ak->flags = (uint8_t)(1 | d16 << 1);
+    ak->wi = (int8_t)c->nwant++;
     return 0;
 }
 
@@ -472,7 +531,7 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
         ak->tag = FP_T_NONE;
         return 0;
     }
-    return FP_R_ARGTYPE;
+    return key_ptrobj(c, j, v);
 }
 
 int fp_read_device(struct fp_call *c)

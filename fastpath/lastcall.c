@@ -101,6 +101,11 @@ void fp_last_save(struct fp_call *c, struct fp_entry *e)
         fp_last_forget(L);
         return;
     }
+    for (unsigned j = 0; j < L->n; j++)
+        if (c->ak[j].tag == FP_T_PTROBJ) { /* mutable: keyed in full every call */
+            fp_last_forget(L);
+            return;
+        }
     unsigned k = slot_for(L, e);
     struct fp_last *s = &L->last[k];
     for (unsigned j = 0; j < L->n; j++) /* hold the new before dropping the old: they may be the same */

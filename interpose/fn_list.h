@@ -2,7 +2,9 @@
 #ifndef TRLAT_FN_LIST_H
 #define TRLAT_FN_LIST_H
 
-/* Every entry point trlat wraps, by the name libcuda exports. */
+/* Every entry point trlat wraps, by the name libcuda exports: the launches,
+ * the lookups that hand out kernels and entry points, and the calls that
+ * free device memory (memfree.c: what the fast path knows of addresses). */
 #define TRLAT_WRAPPED(X)              \
     X(cuLaunchKernel)                 \
     X(cuLaunchKernel_ptsz)            \
@@ -14,7 +16,17 @@
     X(cuLibraryGetKernel)             \
     X(cuKernelGetFunction)            \
     X(cuGetProcAddress)               \
-    X(cuGetProcAddress_v2)
+    X(cuGetProcAddress_v2)            \
+    X(cuMemFree_v2)                   \
+    X(cuMemFreeAsync)                 \
+    X(cuMemFreeAsync_ptsz)            \
+    X(cuMemUnmap)                     \
+    X(cuMemAddressFree)               \
+    X(cuMemPoolTrimTo)                \
+    X(cuMemPoolDestroy)               \
+    X(cuCtxDestroy_v2)                \
+    X(cuDevicePrimaryCtxRelease_v2)   \
+    X(cuDevicePrimaryCtxReset_v2)
 
 enum trlat_fn {
 #define X(n) TRLAT_FN_##n,

@@ -8,6 +8,30 @@
 
 #include <string.h>
 
+/* The frees (memfree.c), each by the base name and the version from which
+ * the driver hands out the _v2 that trlat wraps (older ABIs: not wrapped). */
+static int free_for_symbol(const char *sym, int cuda_version, int ptds)
+{
+    static const struct {
+        const char *name;
+        int since;
+        enum trlat_fn fn;
+    } T[] = {{"cuMemFree", 3020, TRLAT_FN_cuMemFree_v2},
+             {"cuMemUnmap", 0, TRLAT_FN_cuMemUnmap},
+             {"cuMemAddressFree", 0, TRLAT_FN_cuMemAddressFree},
+             {"cuMemPoolTrimTo", 0, TRLAT_FN_cuMemPoolTrimTo},
+             {"cuMemPoolDestroy", 0, TRLAT_FN_cuMemPoolDestroy},
+             {"cuCtxDestroy", 4000, TRLAT_FN_cuCtxDestroy_v2},
+             {"cuDevicePrimaryCtxRelease", 11000, TRLAT_FN_cuDevicePrimaryCtxRelease_v2},
+             {"cuDevicePrimaryCtxReset", 11000, TRLAT_FN_cuDevicePrimaryCtxReset_v2}};
+    if (strcmp(sym, "cuMemFreeAsync") == 0)
+        return ptds ? TRLAT_FN_cuMemFreeAsync_ptsz : TRLAT_FN_cuMemFreeAsync;
+    for (unsigned i = 0; i < sizeof T / sizeof T[0]; i++)
+        if (strcmp(sym, T[i].name) == 0)
+            return cuda_version >= T[i].since ? (int)T[i].fn : -1;
+    return -1;
+}
+
 static int fn_for_symbol(const char *sym, int cuda_version, cuuint64_t flags)
 {
     int ptds = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
@@ -27,7 +51,7 @@ static int fn_for_symbol(const char *sym, int cuda_version, cuuint64_t flags)
         return TRLAT_FN_cuKernelGetFunction;
     if (strcmp(sym, "cuGetProcAddress") == 0)
         return cuda_version >= 12000 ? TRLAT_FN_cuGetProcAddress_v2 : TRLAT_FN_cuGetProcAddress;
-    return -1;
+    return free_for_symbol(sym, cuda_version, ptds);
 }
 
 static void wrap_result(CUresult rc, const char *sym, void **pfn, int cuda_version, cuuint64_t flags)

@@ -139,7 +139,7 @@ void *trlat_wrap_pointer(enum trlat_fn fn, void *p)
     }
     static atomic_flag once;
     trlat_log_once(&once,
-                   "cuGetProcAddress returned more than %d versions of %s; launches through the others are not seen",
+                   "cuGetProcAddress returned more than %d versions of %s; calls through the others are not seen",
                    TRLAT_SLOTS, trlat_fn_names[fn]);
     return p;
 }

@@ -25,7 +25,22 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { C_LK, C_LK_PTSZ, C_LKEX, C_LKEX_PTSZ, C_COOP, C_COOP_PTSZ, C_LK_ALIAS, C_GETFN, C_GPA, C_GPA2, C_NAME, C_N };
+enum {
+    C_LK,
+    C_LK_PTSZ,
+    C_LKEX,
+    C_LKEX_PTSZ,
+    C_COOP,
+    C_COOP_PTSZ,
+    C_LK_ALIAS,
+    C_GETFN,
+    C_GPA,
+    C_GPA2,
+    C_NAME,
+    C_ATTRS,
+    C_FREE,
+    C_N
+};
 static atomic_ulong calls[C_N];
 static const char *const call_names[C_N] = {"cuLaunchKernel",
                                             "cuLaunchKernel_ptsz",
@@ -37,7 +52,9 @@ static const char *const call_names[C_N] = {"cuLaunchKernel",
                                             "cuModuleGetFunction",
                                             "cuGetProcAddress",
                                             "cuGetProcAddress_v2",
-                                            "cuFuncGetName"};
+                                            "cuFuncGetName",
+                                            "cuPointerGetAttributes",
+                                            "cuMemFree_v2"};
 
 /* Introspection for the tests' launchers. */
 EXPORT unsigned long fake_cuda_calls(const char *entry)
@@ -317,6 +334,8 @@ static void *lookup(const char *sym, int ver, cuuint64_t flags)
         return ver >= 12000 ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
     if (!strcmp(sym, "cuInit"))
         return (void *)cuInit;
+    if (!strcmp(sym, "cuMemFree"))
+        return (void *)cuMemFree_v2;
     return NULL;
 }
 
@@ -418,10 +437,55 @@ EXPORT CUresult cuGetErrorString(CUresult r, const char **s)
     return CUDA_SUCCESS;
 }
 
+/* Device memory, for the pointer queries: [FAKE_DEVICE_LO, FAKE_DEVICE_HI)
+ * (where the stand-in torch's tensors live), in allocations of 2 MiB;
+ * anything else is memory CUDA does not know (a host pointer). */
+#define FAKE_DEVICE_LO 0x7f0000000000ull
+#define FAKE_DEVICE_HI 0x7f8000000000ull
+#define FAKE_ALLOC (2ull << 20)
+
+static int is_device(CUdeviceptr p)
+{
+    return p >= FAKE_DEVICE_LO && p < FAKE_DEVICE_HI;
+}
+
 EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
 {
-    if (attr != CU_POINTER_ATTRIBUTE_DEVICE_POINTER)
+    if (attr != CU_POINTER_ATTRIBUTE_DEVICE_POINTER || !is_device(p))
         return CUDA_ERROR_INVALID_VALUE;
     *(CUdeviceptr *)data = p; /* unified addressing: the same address */
     return CUDA_SUCCESS;
+}
+
+/* As the driver's: success for any address, the answers zero for memory
+ * it does not know. */
+EXPORT CUresult cuPointerGetAttributes(unsigned n, CUpointer_attribute *at, void **data, CUdeviceptr p)
+{
+    atomic_fetch_add(&calls[C_ATTRS], 1);
+    int dev = is_device(p);
+    for (unsigned i = 0; i < n; i++) {
+        switch (at[i]) {
+        case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+            *(CUdeviceptr *)data[i] = !dev                                           ? 0
+                                      : at[i] == CU_POINTER_ATTRIBUTE_DEVICE_POINTER ? p
+                                                                                     : p & ~(FAKE_ALLOC - 1);
+            break;
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+            *(unsigned *)data[i] = dev ? CU_MEMORYTYPE_DEVICE : 0;
+            break;
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+            *(size_t *)data[i] = dev ? FAKE_ALLOC : 0;
+            break;
+        default:
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
+{
+    atomic_fetch_add(&calls[C_FREE], 1);
+    return is_device(p) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

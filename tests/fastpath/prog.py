@@ -730,6 +730,67 @@ def compiled():
     print("compiled done")
 
 
+class Strided:
+    """FlagGems' StridedBuffer: not a tensor; a dtype and data_ptr()."""
+
+    def __init__(self, base, offset=0):
+        self._base = base
+        self.dtype = base.dtype
+        self._data_ptr = base.data_ptr() + offset * base.dtype.itemsize
+
+    def data_ptr(self):
+        return self._data_ptr
+
+
+def ptrobj():
+    """Objects with data_ptr() that are not tensors: a new one each call,
+    one misaligned, one changed between calls; the driver asked about an
+    allocation once, and again after a free; host memory (Triton raises)."""
+    import ctypes
+    cuda = ctypes.CDLL("libcuda.so.1")
+    asks = lambda: cuda.fake_cuda_calls(b"cuPointerGetAttributes")  # noqa: E731
+    x, out = torch.empty(4096), torch.empty(4096)
+    for _ in range(N):
+        add_kernel[(1, )](Strided(x), Strided(x), out, 64, BLOCK=64)
+        add_kernel[(1, )](Strided(x, 1), x, out, 64, BLOCK=64)
+    s = Strided(x)
+    for i in range(N):
+        s._data_ptr = x.data_ptr() + (i % 2) * 4
+        add_kernel[(1, )](s, x, out, 64, BLOCK=64)
+    before = asks()
+    # freed through the entry point cuGetProcAddress hands out (as the CUDA
+    # runtime gets it), then through the exported symbol
+    free = ctypes.c_void_p()
+    cuda.cuGetProcAddress_v2(b"cuMemFree", ctypes.byref(free), 12000, ctypes.c_uint64(0), None)
+    ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64)(free.value)(0x7f7000000000)
+    for _ in range(N):
+        add_kernel[(1, )](Strided(x), x, out, 64, BLOCK=64)
+    after = asks()
+    cuda.cuMemFree_v2(ctypes.c_uint64(0x7f7000000000))
+    for _ in range(N):
+        add_kernel[(1, )](Strided(x), x, out, 64, BLOCK=64)
+    after2 = asks()
+    h = Strided(x)
+    h._data_ptr = 0x555500000000
+    for _ in range(3):
+        try:
+            add_kernel[(1, )](h, x, out, 64, BLOCK=64)
+            print("host memory: launched")
+        except ValueError as e:
+            print("host memory: raised", e)
+    k = add_kernel[(1, )](x, x, out, 64, BLOCK=64)
+    for _ in range(N):  # compiled[grid]: the launcher's own getPointer
+        k[(1, 1, 1)](Strided(x), x, out, 64, 64)
+    try:
+        k[(1, 1, 1)](h, x, out, 64, 64)
+        print("host memory, compiled: launched")
+    except ValueError as e:
+        print("host memory, compiled: raised", e)
+    print("driver asked: %d before the frees, %d after one, %d after two, %d with host memory" %
+          (before, after, after2, asks()), file=sys.stderr)
+    print("ptrobj done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

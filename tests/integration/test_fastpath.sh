@@ -309,6 +309,24 @@ PY
     expect "py$v verify: mismatch counted once, then blocked" "$(reason aver verify_mismatch):$(reason aver verify_blocked)" "1:18"
     expect "py$v verify: mismatch reported" "$(grep -c 'fast path verify: add_kernel: the memo.s kernel' "$WORK/aver.err")" 1
 
+    # objects with data_ptr() that are not tensors (FlagGems' StridedBuffer),
+    # through kernel[grid] and compiled[grid]: served, the driver asked once
+    # per allocation and again after a free (through cuGetProcAddress's
+    # entry point and the export); host memory, which Triton's
+    # launcher raises for, never replayed (compiled[grid] asks twice: its
+    # runner, then the launcher's memo under Triton's closure)
+    run poff 0 ptrobj 20
+    run pon 1 ptrobj 20
+    run pver verify ptrobj 20
+    same "py$v data_ptr objects" poff pon
+    same "py$v data_ptr objects, verify" poff pver
+    expect "py$v data_ptr objects: all but the classes' first calls hit" "$(total pon hits):$(total pon misses)" "116:5"
+    expect "py$v data_ptr objects: verify agrees" "$(reason pver verify_mismatch):$(total pver hits)" "0:116"
+    expect "py$v host memory: raised each time, counted" \
+        "$(grep -c '^host memory.*: raised' "$WORK/pon.out"):$(reason pon not_device_memory)" "4:4"
+    expect "py$v the driver asked once per allocation, again after each free" "$(cat "$WORK/pon.err")" \
+        "driver asked: 1 before the frees, 2 after one, 3 after two, 8 with host memory"
+
     # no current context: Triton makes one; the memo leaves it to Triton
     run coff 0 loop 30 FAKE_CUDA_NO_CONTEXT=1
     run con 1 loop 30 FAKE_CUDA_NO_CONTEXT=1

@@ -1,8 +1,9 @@
 # backends/nvidia/driver.py (3.6): CudaLauncher and what make_launcher's
 # generated C code does with a call: PyArg_ParseTuple's formats for each
 # signature type (i, L, K, I, h, H, B, b, d; constexpr "O", ignored),
-# getPointer (an int, None, or data_ptr(); the fake driver has no
-# cuPointerGetAttribute, so a CPU tensor's pointer is packed as it is),
+# getPointer (an int, None, or data_ptr(), which cuPointerGetAttribute must
+# know: the fake driver's device memory, where the stand-in torch's CPU
+# tensors live too, so that their pointers are packed as they are),
 # the kernel_metadata tuple "iii", the enter/exit hooks, scratch allocated
 # per launch, two trailing scratch pointers, cluster/cooperative/PDL
 # attributes, no launch for an empty grid, RuntimeError("Triton Error
@@ -61,6 +62,14 @@ def _pointer(v, idx):
     p = dp()
     if not isinstance(p, int):
         raise TypeError("data_ptr method of Pointer object must return 64-bit int")
+    if p:  # getPointer asks the driver; memory it does not know raises
+        dev = ctypes.c_uint64(0)
+        rc = _cuda.cuPointerGetAttribute(ctypes.byref(dev), 3, ctypes.c_uint64(p))  # ..._DEVICE_POINTER
+        if rc == 1:  # CUDA_ERROR_INVALID_VALUE
+            raise ValueError("Pointer argument (at %d) cannot be accessed from Triton (cpu tensor?)" % idx)
+        if rc:
+            raise RuntimeError("Triton Error [CUDA]: %d" % rc)
+        p = dev.value
     return p
 
 
