@@ -85,9 +85,40 @@ def child_ab(pairs, block, warmup):
     launch()  # the hook installs at the first launch
     loop(warmup)
     torch.cuda.synchronize()
-    d = ab_blocks({"on": (True, loop), "off": (False, loop)}, pairs, block,
-                  torch.cuda.synchronize, required=("run", "__getitem__"))
-    print(json.dumps({"on_ns": d["on"], "off_ns": d["off"]}))
+    arms = {"on": (True, loop), "off": (False, loop)}
+    if os.environ.get("TRLAT_PY_PHASES") == "1":
+        marks = phase_switch()
+
+        def marked(on):
+            def r(k):
+                marks(on)
+                return loop(k)
+            return r
+        arms = {"on": (True, marked(True)), "nophase": (True, marked(False)), "off": (False, marked(False))}
+    d = ab_blocks(arms, pairs, block, torch.cuda.synchronize, required=("run", "__getitem__"))
+    print(json.dumps({a + "_ns": d[a] for a in d}))
+
+
+def phase_switch():
+    """marks(on): TRLAT_PY_PHASES's two marks (its wrappers of Triton's
+    compute_cache_key and CompiledKernel.launch_metadata) put on, or
+    Triton's own functions back, so that their cost is an arm of the A/B."""
+    import triton.runtime.jit as jit
+    from triton.compiler.compiler import CompiledKernel
+    sites = []
+    for owner, name in ((jit, "compute_cache_key"), (CompiledKernel, "launch_metadata")):
+        w = owner.__dict__.get(name)
+        orig = getattr(w, "__wrapped__", None)
+        if orig is None:
+            raise SystemExit("TRLAT_PY_PHASES: no trlat mark on %s" % name)
+        sites.append((owner, name, w, orig))
+
+    def marks(on):
+        for owner, name, w, orig in sites:
+            want = w if on else orig
+            if owner.__dict__.get(name) is not want:  # a switch bumps versions: only when it changes
+                setattr(owner, name, want)
+    return marks
 
 
 def mean_without_max(stat):
@@ -117,6 +148,7 @@ def main():
     ap.add_argument("--ab-rounds", type=int, default=4, help="A/B processes")
     ap.add_argument("--ab-pairs", type=int, default=50, help="off/on block pairs per A/B process")
     ap.add_argument("--ab-block", type=int, default=2000, help="launches per block")
+    ap.add_argument("--phase-rounds", type=int, default=2, help="A/B processes under TRLAT_PY_PHASES=1")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="trlat-bench-")
     print("library:", LIB, "children on CPUs", sorted(bench_cpus()))
@@ -161,11 +193,35 @@ def main():
         # means over means: the report's are over every timed launch, so the
         # wall is too (all blocks have the same length)
         ab_acc.append((py + drv) / statistics.mean(d["on_ns"]))
+        # the hook-off blocks must not be timed at all (every wrapper put back)
+        timed_calls = 1 + args.warmup + args.ab_pairs * (args.ab_block + 50)
+        if k["py_to_driver_ns"]["count"] != timed_calls:
+            sys.exit("A/B process %d: %d launches timed from Python, %d expected: the hook-off arm was not off" %
+                     (rnd, k["py_to_driver_ns"]["count"], timed_calls))
         print("A/B process %d: hook off %.0f ns, on %.0f ns per launch (medians of %d blocks x %d); per-pair on/off "
               "median x%.4f (pairs %.3f .. %.3f); py_to_driver %.0f + driver %.0f ns = %.1f%% of the hook-on wall "
               "(py_to_driver samples %d; wall: mean of the hook-on blocks)" %
               (rnd, statistics.median(d["off_ns"]), statistics.median(d["on_ns"]), len(d["on_ns"]), args.ab_block,
                ab_ratio[-1], min(pair), max(pair), py, drv, 100 * ab_acc[-1], k["py_to_driver_ns"]["count"]))
+    # TRLAT_PY_PHASES's marks: their own cost, an arm of the same A/B
+    ph_cost, ph_hook = [], []
+    for rnd in range(args.phase_rounds):
+        env = dict(os.environ, LD_PRELOAD=LIB, TRLAT_CUPTI="0", TRLAT_SUMMARY="0", TRLAT_PY_PHASES="1",
+                   TRLAT_OUTPUT=os.path.join(work, "ph-%d.json" % rnd))
+        p = subprocess.run([sys.executable, HERE, "--child-ab", str(args.ab_pairs), str(args.ab_block),
+                            str(args.warmup)], env=env, capture_output=True, text=True, timeout=600, preexec_fn=pin)
+        if p.returncode != 0:
+            sys.exit("phases A/B child failed: %s" % p.stderr[-3000:])
+        d = json.loads(p.stdout.strip().splitlines()[-1])
+        ph_cost.append(statistics.median(a / b for a, b in zip(d["on_ns"], d["nophase_ns"])))
+        ph_hook.append(statistics.median(a / b for a, b in zip(d["on_ns"], d["off_ns"])))
+        print("phases A/B process %d: hook off %.0f ns, hook without marks %.0f ns, with marks %.0f ns per launch; "
+              "marks x%.4f, hook with marks x%.4f" %
+              (rnd, statistics.median(d["off_ns"]), statistics.median(d["nophase_ns"]),
+               statistics.median(d["on_ns"]), ph_cost[-1], ph_hook[-1]))
+    if ph_cost:
+        print("TABLE pyhook_phases_ab marks_cost_pct %.2f hook_with_marks_pct %.2f processes %d" %
+              (100 * (statistics.median(ph_cost) - 1), 100 * (statistics.median(ph_hook) - 1), len(ph_cost)))
     slow = statistics.median(ab_ratio) - 1
     accuracy = statistics.median(ab_acc)
     print("processes with and without trlat (noisy, for reference): slowdown %.2f%% (median of per-round ratios), "

@@ -95,20 +95,24 @@ def pin():
 def trlat_switch(required=("run", )):
     """hook(on) puts trlat's Python-side wrappers on (the run hook, the
     profile-mode kernel[grid] wrapper, the fast path's kernel[grid]
-    launcher) or Triton's own methods back; the driver interposer stays in
+    launcher, the CudaLauncher's timer) or Triton's own methods back; the driver interposer stays in
     both arms (its ~0.1 us is issue 2's). For in-process A/B: the GPU
     machine's processes differ by far more than the few percent measured.
     Exits when a wrapper named in `required` is not installed."""
     from triton.runtime.jit import JITFunction, KernelInterface
+    launcher = getattr(sys.modules.get("triton.backends.nvidia.driver"), "CudaLauncher", None)
     saved = []
-    for cls, name in ((JITFunction, "run"), (JITFunction, "__getitem__"), (KernelInterface, "__getitem__")):
-        w = cls.__dict__.get(name)
+    # CudaLauncher.__call__ too: its wrapper starts the clock of a launch no
+    # outer wrapper timed, so that the "off" arm would be timed from there
+    for cls, name in ((JITFunction, "run"), (JITFunction, "__getitem__"), (KernelInterface, "__getitem__"),
+                      (launcher, "__call__")):
+        w = cls.__dict__.get(name) if cls is not None else None
         if w is None:
             continue
         orig = getattr(w, "__wrapped__", None)  # trlat.Hook
         if orig is not None and callable(orig):
             saved.append((cls, name, w, orig))
-        elif "trlat" in (getattr(w, "__doc__", None) or ""):
+        elif cls is not launcher and "trlat" in (getattr(w, "__doc__", None) or ""):
             saved.append((cls, name, w, None))  # the fast path's launcher: Triton's is inherited
     missing = set(required) - {name for _, name, _, _ in saved}
     if missing:
