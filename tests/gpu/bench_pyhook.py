@@ -140,6 +140,17 @@ def run(traced, args, work, i):
     return us, (report if traced else None)
 
 
+def ab_child(args, report, **env):
+    """One A/B process (child_ab) under libtrlat.so writing report; its
+    per-block ns per launch by arm."""
+    e = dict(os.environ, LD_PRELOAD=LIB, TRLAT_CUPTI="0", TRLAT_SUMMARY="0", TRLAT_OUTPUT=report, **env)
+    p = subprocess.run([sys.executable, HERE, "--child-ab", str(args.ab_pairs), str(args.ab_block), str(args.warmup)],
+                       env=e, capture_output=True, text=True, timeout=600, preexec_fn=pin)
+    if p.returncode != 0:
+        sys.exit("A/B child failed: %s" % p.stderr[-3000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=6)
@@ -178,16 +189,11 @@ def main():
     # what is measured); accuracy from the hook-on blocks.
     ab_ratio, ab_acc = [], []
     for rnd in range(args.ab_rounds):
-        env = dict(os.environ, LD_PRELOAD=LIB, TRLAT_CUPTI="0", TRLAT_SUMMARY="0",
-                   TRLAT_OUTPUT=os.path.join(work, "ab-%d.json" % rnd))
-        p = subprocess.run([sys.executable, HERE, "--child-ab", str(args.ab_pairs), str(args.ab_block),
-                            str(args.warmup)], env=env, capture_output=True, text=True, timeout=600, preexec_fn=pin)
-        if p.returncode != 0:
-            sys.exit("A/B child failed: %s" % p.stderr[-3000:])
-        d = json.loads(p.stdout.strip().splitlines()[-1])
+        report = os.path.join(work, "ab-%d.json" % rnd)
+        d = ab_child(args, report)
         pair = [a / b for a, b in zip(d["on_ns"], d["off_ns"])]
         ab_ratio.append(statistics.median(pair))
-        with open(env["TRLAT_OUTPUT"]) as f:
+        with open(report) as f:
             k = next(x for x in json.load(f)["kernels"] if x["name"] == "nop_with_args_kernel")
         py, drv = mean_without_max(k["py_to_driver_ns"]), mean_without_max(k["driver_ns"])
         # means over means: the report's are over every timed launch, so the
@@ -206,13 +212,7 @@ def main():
     # TRLAT_PY_PHASES's marks: their own cost, an arm of the same A/B
     ph_cost, ph_hook = [], []
     for rnd in range(args.phase_rounds):
-        env = dict(os.environ, LD_PRELOAD=LIB, TRLAT_CUPTI="0", TRLAT_SUMMARY="0", TRLAT_PY_PHASES="1",
-                   TRLAT_OUTPUT=os.path.join(work, "ph-%d.json" % rnd))
-        p = subprocess.run([sys.executable, HERE, "--child-ab", str(args.ab_pairs), str(args.ab_block),
-                            str(args.warmup)], env=env, capture_output=True, text=True, timeout=600, preexec_fn=pin)
-        if p.returncode != 0:
-            sys.exit("phases A/B child failed: %s" % p.stderr[-3000:])
-        d = json.loads(p.stdout.strip().splitlines()[-1])
+        d = ab_child(args, os.path.join(work, "ph-%d.json" % rnd), TRLAT_PY_PHASES="1")
         ph_cost.append(statistics.median(a / b for a, b in zip(d["on_ns"], d["nophase_ns"])))
         ph_hook.append(statistics.median(a / b for a, b in zip(d["on_ns"], d["off_ns"])))
         print("phases A/B process %d: hook off %.0f ns, hook without marks %.0f ns, with marks %.0f ns per launch; "

@@ -16,9 +16,8 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
-from common import BUILD, LIB, check, py, run, summary
+from common import BUILD, LIB, check, py, summary
 
 PYDIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "python")
 N_NOP = 3000
@@ -45,21 +44,17 @@ torch.cuda.synchronize()
 print(float(x[0]))
 """ % PYDIR
 
+# tritonbench's nop_with_args_kernel loop, from bench_pyhook.py (Triton's
+# @jit reads its function's source: a file, not python -c)
 PHASES = r"""
-import torch, triton
-import triton.language as tl
-
-@triton.jit
-def nop_with_args_kernel(t1, t2, t3, t4, t5, i1, i2, i3, i4, i5, i6, i7, i8, i9, c1: tl.constexpr,
-                         c2: tl.constexpr, c3: tl.constexpr, c4: tl.constexpr, c5: tl.constexpr):
-    pass
-
-tensors = [torch.zeros(1, device="cuda") for _ in range(5)]
-ints = list(range(1, 10))
-for _ in range(%d):
-    nop_with_args_kernel[(1, )](*tensors, *ints, 1, 2, 3, 4, 5)
+import sys, torch
+sys.path.insert(0, %r)
+from bench_pyhook import nop_with_args
+launch, loop = nop_with_args()
+launch()
+loop(%d)
 torch.cuda.synchronize()
-""" % N_NOP
+""" % (os.path.dirname(os.path.abspath(__file__)), N_NOP - 1)
 
 
 def regions(rep):
@@ -96,12 +91,7 @@ def main():
     check("trlat run: NVTX ranges are regions with no variable set by hand", got_run == got, "%s %s" %
           (got_run, p.stderr[-300:]))
 
-    # Triton's @jit reads its function's source: a file, not python -c
-    fd, prog = tempfile.mkstemp(prefix="trlat-gpu-phases-", suffix=".py")
-    with os.fdopen(fd, "w") as f:
-        f.write(PHASES)
-    out, err, rc, rep = run([sys.executable, prog], env={"TRLAT_CUPTI": "0", "TRLAT_PY_PHASES": "1"})
-    os.unlink(prog)
+    out, err, rc, rep = py(PHASES, env={"TRLAT_CUPTI": "0", "TRLAT_PY_PHASES": "1"})
     k = next((x for x in (rep or {}).get("kernels", []) if x["name"] == "nop_with_args_kernel"), None)
     ph = (k or {}).get("py_phases_ns")
     check("TRLAT_PY_PHASES=1: the loop ran, nothing on stderr", rc == 0 and not err.strip(), err[-500:])
