@@ -8,6 +8,7 @@ static struct trlat_event *ring;
 static uint64_t cap;
 static _Atomic uint64_t next; /* claims made */
 static uint64_t base;         /* the first claim of this process (a forked child's) */
+static _Atomic uint64_t lost; /* events given up: their slot's older writer was still at it */
 
 void trlat_trace_init(void)
 {
@@ -43,8 +44,15 @@ void trlat_trace_put(const struct trlat_event *src)
     do {
         /* a writer still at it (of this process: a forked child takes over
          * a slot its parent's thread was writing), or a newer event there */
-        if (cur > 2 * n || ((cur & 1) && (cur >> 1) >= base))
+        if (cur > 2 * n)
             return;
+        if ((cur & 1) && (cur >> 1) >= base) {
+            /* preempted for a whole turn of the ring: waiting would block
+             * this launch on another thread, taking over would tear its
+             * event; this one is given up, and counted */
+            atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+            return;
+        }
     } while (
         !atomic_compare_exchange_weak_explicit(&e->seq, &cur, 2 * n + 1, memory_order_relaxed, memory_order_relaxed));
     atomic_thread_fence(memory_order_release); /* the odd seq before any field */
@@ -104,6 +112,11 @@ void trlat_trace_foreach(void (*fn)(const struct trlat_event *e, void *arg), voi
         if (read_slot(&ring[c % cap], lo, hi, &e))
             fn(&e, arg);
     }
+}
+
+uint64_t trlat_trace_lost(void)
+{
+    return atomic_load_explicit(&lost, memory_order_relaxed);
 }
 
 uint64_t trlat_trace_count(void)

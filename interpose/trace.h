@@ -39,6 +39,10 @@ void trlat_trace_put(const struct trlat_event *e);
 /* Calls fn with a whole copy of each event among the newest N (any order);
  * its seq identifies it for trlat_trace_get. */
 void trlat_trace_foreach(void (*fn)(const struct trlat_event *e, void *arg), void *arg);
+/* Events given up since the start: a launch whose slot an older launch of
+ * another thread was still writing (preempted for a whole turn of the
+ * ring) keeps no event (the report's totals.trace_lost). */
+uint64_t trlat_trace_lost(void);
 /* How many events trlat_trace_foreach may find at most. */
 uint64_t trlat_trace_count(void);
 /* A whole copy of the event seq identifies, if its slot still holds it. */

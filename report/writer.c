@@ -337,6 +337,7 @@ void trlat_report_json(FILE *out, struct trlat_fold *f, uint64_t wall_ns)
     }
     trlat_json_u64(&j, "dropped_records", f->dropped_records);
     trlat_json_u64(&j, "unnamed_launches", f->unnamed_launches);
+    trlat_json_u64(&j, "trace_lost", trlat_trace_lost());
     trlat_json_end_obj(&j);
     trlat_python_section(&j);
     trlat_gpu_section(&j);

@@ -265,6 +265,7 @@ static void load_totals(struct ld *ld, const json_t *root, struct cli_report *r)
     r->totals.starved_ns = ld_get_opt_u64(ld, v, "starved_ns");
     r->totals.dropped_records = ld_get_opt_u64(ld, v, "dropped_records");
     r->totals.unnamed_launches = ld_get_opt_u64(ld, v, "unnamed_launches");
+    r->totals.trace_lost = ld_get_opt_u64(ld, v, "trace_lost");
     ld_pop(ld, mark);
 }
 

@@ -173,7 +173,7 @@ struct cli_report {
     struct {
         uint64_t launches, kernels, driver_ns;
         struct cli_u64 threads, py_to_driver_ns, gpu_ns, gpu_busy_ns, starved_ns;
-        struct cli_u64 dropped_records, unnamed_launches;
+        struct cli_u64 dropped_records, unnamed_launches, trace_lost;
     } totals;
     struct cli_python python;
     struct cli_gpu gpu;

@@ -308,6 +308,7 @@ static void fold_totals(struct cli_merger *m, const struct cli_report *r)
     add_opt(&m->mg, &out->totals.gpu_busy_ns, &r->totals.gpu_busy_ns, "GPU busy times");
     add_opt(&m->mg, &out->totals.dropped_records, &r->totals.dropped_records, "dropped records");
     add_opt(&m->mg, &out->totals.unnamed_launches, &r->totals.unnamed_launches, "unnamed launches");
+    add_opt(&m->mg, &out->totals.trace_lost, &r->totals.trace_lost, "lost trace events");
     out->totals.py_to_driver_ns.set |= r->totals.py_to_driver_ns.set;
     out->totals.gpu_ns.set |= r->totals.gpu_ns.set;
     out->totals.starved_ns.set |= r->totals.starved_ns.set;

@@ -117,6 +117,11 @@ static void text_notes(FILE *f, const struct cli_view *v)
     if (r->totals.unnamed_launches.set && r->totals.unnamed_launches.v)
         fprintf(f, "note: %s launches of kernels trlat could not name are listed as <unknown ...>\n",
                 cli_fmt_count(n, r->totals.unnamed_launches.v));
+    if (r->totals.trace_lost.set && r->totals.trace_lost.v)
+        fprintf(f,
+                "note: %s launches kept no trace event (their slot's older writer was preempted for a whole "
+                "turn of the ring)\n",
+                cli_fmt_count(n, r->totals.trace_lost.v));
 }
 
 /* Where each shown kernel's launches came from (its call sites, most

@@ -149,12 +149,16 @@ static json_t *j_config(const struct cli_report *r)
 
 static json_t *j_totals(const struct cli_report *r)
 {
-    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", j_int(r->totals.launches), "kernels",
-                     j_int(r->totals.kernels), "threads", cli_jv_opt(&r->totals.threads), "driver_ns",
-                     j_int(r->totals.driver_ns), "py_to_driver_ns", cli_jv_opt(&r->totals.py_to_driver_ns), "gpu_ns",
-                     cli_jv_opt(&r->totals.gpu_ns), "gpu_busy_ns", cli_jv_opt(&r->totals.gpu_busy_ns), "starved_ns",
-                     cli_jv_opt(&r->totals.starved_ns), "dropped_records", cli_jv_opt(&r->totals.dropped_records),
-                     "unnamed_launches", cli_jv_opt(&r->totals.unnamed_launches));
+    json_t *t =
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "launches", j_int(r->totals.launches), "kernels",
+                  j_int(r->totals.kernels), "threads", cli_jv_opt(&r->totals.threads), "driver_ns",
+                  j_int(r->totals.driver_ns), "py_to_driver_ns", cli_jv_opt(&r->totals.py_to_driver_ns), "gpu_ns",
+                  cli_jv_opt(&r->totals.gpu_ns), "gpu_busy_ns", cli_jv_opt(&r->totals.gpu_busy_ns), "starved_ns",
+                  cli_jv_opt(&r->totals.starved_ns), "dropped_records", cli_jv_opt(&r->totals.dropped_records),
+                  "unnamed_launches", cli_jv_opt(&r->totals.unnamed_launches));
+    if (t && r->totals.trace_lost.set)
+        json_object_set_new(t, "trace_lost", j_int(r->totals.trace_lost.v));
+    return t;
 }
 
 static json_t *j_python(const struct cli_python *py)
