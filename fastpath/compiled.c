@@ -14,11 +14,12 @@
  * The signature comes from the `src` each launcher is made with
  * (CudaLauncher.__init__ is wrapped: fp_launcher_made); a launcher made
  * before the hook, or one with an argument the generated code packs in ways
- * not modelled here (tensor descriptors, tuples, fp16/bf16, 16-bit ints), is
+ * not modelled here (tuples, fp16/bf16, 16-bit ints), is
  * never served. The packing modelled is make_launcher's: PyArg_ParseTuple's
  * formats (i, L, K, I, B, b, d) and getPointer (an int, None, or a tensor's
- * data_ptr()); anything a format would reject goes to the launcher, which
- * raises as it would. A call inside a JITFunction.run that the JIT layer
+ * data_ptr()), and host tensor descriptors keyed whole (tensordesc.c);
+ * anything a format would reject goes to the launcher, which raises as it
+ * would. A call inside a JITFunction.run that the JIT layer
  * let run is that layer's, never served or counted here. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
@@ -37,7 +38,8 @@ enum ck {
     CK_U8,        /* "u1", "u8": B (masked) */
     CK_I8,        /* "i1", "i8": b (0..255) */
     CK_FP32,      /* "fp32", "f32": d, pack_fp32 */
-    CK_FP64       /* "fp64": d, pack_fp64 */
+    CK_FP64,      /* "fp64": d, pack_fp64 */
+    CK_DESC       /* "tensordesc<T[...]>": a TensorDescriptor (tensordesc.c) */
 };
 
 struct fp_clayout {
@@ -48,6 +50,8 @@ struct fp_clayout {
     int bad; /* a reason that holds for every call, 0 if none */
     unsigned n;
     uint8_t kind[FP_MAX_ARGS];
+    uint8_t rank[FP_MAX_ARGS]; /* CK_DESC: the descriptor's rank, and whether */
+    uint8_t tma[FP_MAX_ARGS];  /* the kernel's tensordesc_meta has its entry */
     /* the attributes __call__ reads, as read when made; read again when
      * fpy.epoch moved (its __dict__ is watched), on every call without
      * watchers: any change, and the launcher is not served again */
@@ -81,7 +85,7 @@ static struct fp_clayout *layout_find(PyObject *launcher)
     }
 }
 
-static int kind_of(PyObject *ty)
+static int kind_of(PyObject *ty, int *rank)
 {
     const char *s = FP_TYPE(ty) == fpy.t_str ? PY(PyUnicode_AsUTF8)(ty) : NULL;
     if (!s) {
@@ -90,6 +94,8 @@ static int kind_of(PyObject *ty)
     }
     if (s[0] == '*')
         return CK_PTR;
+    if ((*rank = fp_desc_rank(s)) > 0 && *rank <= 5)
+        return CK_DESC;
     static const struct {
         const char *name;
         int kind;
@@ -99,7 +105,7 @@ static int kind_of(PyObject *ty)
     for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (!strcmp(s, kinds[i].name))
             return kinds[i].kind;
-    return -1; /* tensordesc<...>, nvTmaDesc, fp16, bf16, i16, u16 */
+    return -1; /* nvTmaDesc, fp16, bf16, i16, u16 */
 }
 
 static const char *const attr_names[5] = {"global_scratch_size", "profile_scratch_size", "launch_cooperative_grid",
@@ -140,21 +146,32 @@ void fp_launcher_learn(PyObject *self, PyObject *src, PyObject *metadata)
         return;
     PyObject *sig = PY(PyObject_GetAttrString)(src, "signature");
     PyObject *name = PY(PyObject_GetAttrString)(metadata, "name");
+    PyObject *meta = PY(PyObject_GetAttrString)(metadata, "tensordesc_meta");
     const char *nm = name && FP_TYPE(name) == fpy.t_str ? PY(PyUnicode_AsUTF8)(name) : NULL;
     PY(PyErr_Clear)();
     L->stat = fp_stat_get(nm ? nm : "(unnamed)");
     if (!sig || FP_TYPE(sig) != fpy.t_dict || PY(PyDict_Size)(sig) > FP_MAX_ARGS) {
         L->bad = FP_R_LAUNCHER;
     } else {
-        Py_ssize_t pos = 0;
+        Py_ssize_t pos = 0, ndesc = 0;
         PyObject *k, *v;
+        /* driver.py: an entry of tensordesc_meta per descriptor, in order,
+         * or none (then every descriptor is decomposed) */
+        Py_ssize_t nmeta = !meta || meta == fpy.o_none ? 0 : FP_TYPE(meta) == fpy.t_list ? PY(PyList_Size)(meta) : -1;
         while (PY(PyDict_Next)(sig, &pos, &k, &v)) {
-            int kind = kind_of(v);
-            if (kind < 0)
+            int rank = 0, kind = kind_of(v, &rank);
+            if (kind < 0 || (kind == CK_DESC && nmeta < 0))
                 L->bad = FP_R_ARGTYPE;
+            if (kind == CK_DESC && nmeta > 0)
+                L->tma[L->n] = ndesc < nmeta && PY(PyList_GetItem)(meta, ndesc) != fpy.o_none;
+            ndesc += kind == CK_DESC;
+            L->rank[L->n] = (uint8_t)rank;
             L->kind[L->n++] = (uint8_t)(kind < 0 ? CK_CONST : kind);
         }
+        if (nmeta > 0 && ndesc != nmeta)
+            L->bad = FP_R_ARGTYPE; /* the launcher asserts they agree */
     }
+    trlat_py_drop(meta);
     trlat_py_drop(sig);
     trlat_py_drop(name);
     if (read_attrs(self, L->attrs, &L->launch))
@@ -240,9 +257,14 @@ struct ccall {
     uint64_t fn; /* the function handle passed */
 };
 
-static int read_arg(struct ccall *cc, int kind, PyObject *v, uint8_t *tag)
+static int read_arg(struct ccall *cc, const struct fp_clayout *L, unsigned i, PyObject *v, uint8_t *tag)
 {
+    int kind = L->kind[i];
     void *t = FP_TYPE(v);
+    if (kind == CK_DESC) {
+        *tag = 8;
+        return fp_desc_key(&cc->c, &cc->key, v, L->tma[i], L->rank[i]);
+    }
     struct fp_want *w = &cc->c.want[cc->c.nwant];
     uint64_t bits = 0;
     int u = 0;
@@ -356,7 +378,7 @@ static int key_call(struct ccall *cc, struct fp_clayout *L, uint64_t stream, PyO
     for (unsigned i = 0; i < L->n; i++) {
         if (L->kind[i] == CK_CONST)
             continue;
-        int r = read_arg(cc, L->kind[i], kargs[i], &tags[nt++]);
+        int r = read_arg(cc, L, i, kargs[i], &tags[nt++]);
         if (r)
             return r;
     }

@@ -29,6 +29,7 @@ struct fp_pyenv {
     uint64_t next_layout_id;
     void *t_str, *t_list, *t_dict, *t_hookchain;
     void *t_tl_dtype;                               /* triton.language.dtype (held); NULL: none */
+    void *t_size;                                   /* torch.Size (held); NULL: none */
     void *t_function, *t_cell;                      /* NULL when not found: grid functions are then always called */
     void *t_getset, *t_methdescr, *generic_getattr; /* PyGetSetDescr_Type, PyMethodDescr_Type,
                                                       PyObject_GenericGetAttr (args.c) */
@@ -196,6 +197,14 @@ static inline int fp_is_tensor(PyObject *v)
  * dtype (a new reference) and data_ptr(), which must be 0 or device
  * memory (fp_devptr_known), as Triton's launcher checks. 0 or a reason. */
 int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr);
+
+/* ---- tensor descriptors at the launcher layer (tensordesc.c) ---- */
+/* The rank of a "tensordesc<T[a, b]>" signature entry, -1 if not one. */
+int fp_desc_rank(const char *sig);
+/* A TensorDescriptor argument of a launcher whose signature says rank (tma:
+ * the kernel's tensordesc_meta has its entry: a CUtensorMap): every field
+ * into the key, a fixed want for each parameter it becomes. 0 or a reason. */
+int fp_desc_key(struct fp_call *c, struct fp_key *k, PyObject *v, int tma, unsigned rank);
 
 /* ---- the layout's last hit (lastcall.c) ---- */
 /* After binding and the device: 1 when the call keys exactly as one of

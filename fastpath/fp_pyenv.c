@@ -261,6 +261,7 @@ static int resolve(void)
     PyObject *P = trlat_py_attr(inspect, "Parameter");
     fpy.t_tensor = trlat_py_attr(torch, "Tensor"); /* held */
     fpy.t_param = trlat_py_attr(nn, "Parameter");  /* held; NULL is fine */
+    fpy.t_size = trlat_py_attr(torch, "Size");     /* held; NULL is fine */
     fpy.torch_current_device = trlat_py_attr(cuda, "current_device");
     fpy.torch_get_device = trlat_py_attr(tc, "_cuda_getDevice");
     fpy.torch_raw_stream = trlat_py_attr(tc, "_cuda_getCurrentRawStream");

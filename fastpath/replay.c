@@ -26,7 +26,10 @@ struct fp_rblock {
     CUlaunchConfig cfg;
     CUlaunchAttribute attrs[FP_MAX_ATTRS];
     void *ptrs[FP_MAX_PARAMS];
-    _Alignas(16) unsigned char buf[FP_MAX_BLOB];
+    /* a CUtensorMap parameter (host TMA) sits at a 64-byte offset, and the
+     * driver reads it where the parameter pointer says: as aligned as the
+     * CUtensorMap type itself */
+    _Alignas(64) unsigned char buf[FP_MAX_BLOB];
 };
 
 static _Thread_local struct fp_rblock *rb_tls __attribute__((tls_model("initial-exec")));
@@ -52,8 +55,10 @@ static struct fp_rblock *rblock(void)
     if (__builtin_expect(b != NULL, 1))
         return b;
     pthread_once(&rb_once, make_key);
-    if (!(b = calloc(1, sizeof *b)))
+    void *m;
+    if (posix_memalign(&m, 64, sizeof *b))
         return NULL;
+    b = memset(m, 0, sizeof *b);
     if (pthread_setspecific(rb_key, b)) {
         free(b);
         return NULL;

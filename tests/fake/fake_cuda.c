@@ -39,6 +39,7 @@ enum {
     C_NAME,
     C_ATTRS,
     C_FREE,
+    C_TMAP,
     C_N
 };
 static atomic_ulong calls[C_N];
@@ -54,7 +55,8 @@ static const char *const call_names[C_N] = {"cuLaunchKernel",
                                             "cuGetProcAddress_v2",
                                             "cuFuncGetName",
                                             "cuPointerGetAttributes",
-                                            "cuMemFree_v2"};
+                                            "cuMemFree_v2",
+                                            "cuTensorMapEncodeTiled"};
 
 /* Introspection for the tests' launchers. */
 EXPORT unsigned long fake_cuda_calls(const char *entry)
@@ -384,7 +386,8 @@ EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, 
         return CUDA_ERROR_INVALID_VALUE;
     size_t off = 0;
     for (size_t i = 0;; i++) {
-        size_t s = f->psize[i], a = s >= 8 ? 8 : s ? s : 1;
+        /* a CUtensorMap (128 bytes) is aligned to 64, as nvcc lays it out */
+        size_t s = f->psize[i], a = s == 128 ? 64 : s >= 8 ? 8 : s ? s : 1;
         off = (off + a - 1) / a * a;
         if (i == index) {
             *offset = off;
@@ -488,4 +491,36 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
     atomic_fetch_add(&calls[C_FREE], 1);
     return is_device(p) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A CUtensorMap from its inputs, as the driver encodes one (host only, no
+ * launch): opaque bytes, the same for the same inputs. Checks what the
+ * driver's does that Triton's callers can get wrong: the rank, a 16-byte
+ * aligned address, strides in multiples of 16, a box of 1..256. */
+EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType dtype, cuuint32_t rank, void *addr,
+                                       const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+                                       const cuuint32_t *estrides, CUtensorMapInterleave interleave,
+                                       CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+                                       CUtensorMapFloatOOBfill oob)
+{
+    atomic_fetch_add(&calls[C_TMAP], 1);
+    if (!map || rank < 1 || rank > 5 || ((uintptr_t)addr & 15) || ((uintptr_t)map & 63))
+        return CUDA_ERROR_INVALID_VALUE;
+    uint64_t w[16] = {0};
+    w[0] = (uint64_t)(uintptr_t)addr ^ 0x5bd1e9955bd1e995ull;
+    w[1] = (uint64_t)dtype | (uint64_t)rank << 8 | (uint64_t)interleave << 16 | (uint64_t)swizzle << 24 |
+           (uint64_t)l2 << 32 | (uint64_t)oob << 40;
+    for (unsigned i = 0; i < rank; i++) {
+        if (box[i] < 1 || box[i] > 256 || (i + 1 < rank && (strides[i] & 15)))
+            return CUDA_ERROR_INVALID_VALUE;
+        w[2 + i] = dims[i];
+        w[7 + i] = i + 1 < rank ? strides[i] : 0;
+        w[12] = w[12] * 257 + box[i] * 17 + estrides[i];
+    }
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned i = 0; i < 15; i++)
+        h = (h ^ w[i]) * 1099511628211ull;
+    w[15] = h;
+    memcpy(map, w, sizeof w);
+    return CUDA_SUCCESS;
 }

@@ -791,6 +791,60 @@ def ptrobj():
     print("ptrobj done")
 
 
+@triton.jit
+def tma_kernel(a, b, c, M, N, BLOCK: tl.constexpr):
+    pass
+
+
+_TMA = {"swizzle": 3, "elem_size": 4, "elem_type": 7, "block_size": [2, 16], "fp4_padded": False}
+tma_kernel.fn.fake_meta = {"tensordesc_meta": [_TMA, _TMA, dict(_TMA, block_size=[4, 16])]}
+
+
+@triton.jit
+def desc_kernel(a, n):  # no tensordesc_meta: the launcher decomposes the descriptor
+    pass
+
+
+def tmadesc():
+    """Host tensor descriptors (TensorDescriptor) through compiled kernels: a
+    library that keeps the CompiledKernel and makes new descriptors over a
+    few buffers on every call (FlagGems' mm), shapes changing, a field
+    changed between calls, a decomposed descriptor; what the launcher or the
+    driver's encoder rejects raised as it raises, each time."""
+    import ctypes
+    from triton.tools.tensor_descriptor import TensorDescriptor as TD
+    cuda = ctypes.CDLL("libcuda.so.1")
+    encodes = lambda: cuda.fake_cuda_calls(b"cuTensorMapEncodeTiled")  # noqa: E731
+    a = [torch.empty(1024) for _ in range(3)]
+    b, c = torch.empty(1024), [torch.empty(1024) for _ in range(2)]
+    cached = Cached(tma_kernel)
+    d = lambda t, m, n, blk=(2, 16): TD(t, torch.Size((m, n)), (n, 1), list(blk))  # noqa: E731
+    for i in range(N):
+        m = 16 if i < N // 2 else 8
+        cached[(1 + i % 2, )](d(a[i % 3], m, 32), d(b, 32, 32), d(c[i % 2], m, 32, (4, 16)), m, 32, BLOCK=16)
+    k = tma_kernel[(1, )](d(a[0], 16, 32), d(b, 32, 32), d(c[0], 16, 32, (4, 16)), 16, 32, BLOCK=16)
+    x = d(a[1], 16, 32)
+    for i in range(N):
+        x.padding = "nan" if i % 2 else "zero"
+        k[(2, 1, 1)](x, d(b, 32, 32), d(c[1], 16, 32, (4, 16)), 16, 32, 16)
+    raw = desc_kernel[(1, )](d(a[2], 16, 32), 512)
+    for i in range(N):
+        raw[(1, 1, 1)](d(a[i % 2], 16, 32), 512 + i)
+    bad = d(a[0], 16, 32)
+    bad.strides = (32, 2)  # the launcher asserts a contiguous last dimension
+    odd = TD(a[0].view_at(2), (16, 32), (32, 1), [2, 16])  # misaligned (8 bytes in): the encoder refuses
+    host = d(torch.empty(1024, device="cpu"), 16, 32)  # host memory: the launcher's to encode
+    for _ in range(3):
+        for what, desc in (("strides", bad), ("misaligned", odd), ("host", host)):
+            try:
+                k[(1, 1, 1)](desc, d(b, 32, 32), d(c[0], 16, 32, (4, 16)), 16, 32, 16)
+                print("tma", what, "launched")
+            except (AssertionError, RuntimeError) as e:
+                print("tma", what, "raised", type(e).__name__)
+    print("encoded %d tensor maps" % encodes(), file=sys.stderr)
+    print("tmadesc done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

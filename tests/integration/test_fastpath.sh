@@ -327,6 +327,26 @@ PY
     expect "py$v the driver asked once per allocation, again after each free" "$(cat "$WORK/pon.err")" \
         "driver asked: 1 before the frees, 2 after one, 3 after two, 8 with host memory"
 
+    # host tensor descriptors through compiled kernels (FlagGems' mm): new
+    # descriptors over known buffers hit and encode no tensor map (3 per
+    # call: the 26 hits' 78 are the difference); the descriptor's fields in
+    # the key (a shape, a padding changed); decomposed descriptors served
+    # with their other arguments' slots; what the launcher asserts or the
+    # encoder refuses raised each time, host memory left to the launcher;
+    # the JIT layer's calls with descriptors fall back (argtype)
+    run toff 0 tmadesc 20
+    run ton 1 tmadesc 20
+    run tver verify tmadesc 20
+    same "py$v tensor descriptors" toff ton
+    same "py$v tensor descriptors, verify" toff tver
+    tk() { fpk "$1" '[(k["name"], k["fastpath"]) for k in r["kernels"] if k["name"] != "warm_kernel"]'; }
+    expect "py$v tensor descriptors: served, and why not" "$(tk ton)" \
+        "[('tma_kernel', {'hits': 26, 'misses': 19, 'fallbacks': {'argtype': 5, 'nomemo_raised': 6}}), ('desc_kernel', {'hits': 18, 'misses': 2, 'fallbacks': {'argtype': 1}})]"
+    expect "py$v tensor descriptors: verify agrees" "$(reason tver verify_mismatch):$(total tver hits)" "0:44"
+    expect "py$v tensor descriptors: a hit encodes no tensor map" "$(cat "$WORK/toff.err"):$(cat "$WORK/ton.err")" \
+        "encoded 135 tensor maps:encoded 57 tensor maps"
+    expect "py$v tensor descriptors: rejected each time" "$(grep -c 'raised' "$WORK/ton.out")" 6
+
     # no current context: Triton makes one; the memo leaves it to Triton
     run coff 0 loop 30 FAKE_CUDA_NO_CONTEXT=1
     run con 1 loop 30 FAKE_CUDA_NO_CONTEXT=1

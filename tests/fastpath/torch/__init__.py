@@ -38,10 +38,21 @@ class Tensor:
     def data_ptr(self):
         return self._ptr
 
+    @property
+    def shape(self):
+        return Size((self.n, ))
+
+    def stride(self):
+        return (1, )
+
     def view_at(self, offset):
         """A view starting offset elements in (a misaligned view for odd offsets)."""
         return Tensor(self.n - offset, self.dtype, "cuda" if self.is_cuda else "cpu",
                       self._ptr + offset * self.dtype.itemsize)
+
+
+class Size(tuple):
+    """torch.Size: a tuple subclass (tensor.shape)."""
 
 
 def empty(n, dtype=float32, device="cuda"):

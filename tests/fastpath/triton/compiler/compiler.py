@@ -6,7 +6,7 @@ import ctypes
 import threading
 
 from .. import knobs
-from ..backends.nvidia.driver import CudaLauncher, size_of
+from ..backends.nvidia.driver import CudaLauncher, expand_signature, size_of
 from ..runtime.driver import driver
 
 _cuda = ctypes.CDLL("libcuda.so.1")
@@ -50,7 +50,8 @@ class CompiledKernel:
         k, f = ctypes.c_void_p(), ctypes.c_void_p()
         assert _get_kernel(ctypes.byref(k), ctypes.c_void_p(0x3000), name.encode()) == 0
         assert _kernel_fn(ctypes.byref(f), k) == 0
-        sizes = [size_of(ty) for ty in self.src.signature.values() if ty != "constexpr"] + [8, 8]
+        sig = expand_signature(self.src.signature.values(), getattr(self.metadata, "tensordesc_meta", None))
+        sizes = [size_of(ty) for ty in sig if ty != "constexpr"] + [8, 8]
         _set_params(f.value, len(sizes), (ctypes.c_uint * len(sizes))(*sizes))
         self.function = f.value  # published whole, as load_binary's result is
 

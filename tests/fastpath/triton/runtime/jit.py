@@ -89,6 +89,10 @@ def specialize_impl(backend, arg, is_const, specialize, align):
         return (tuple(tys), tuple(keys))
     if arg is None:
         return ("constexpr", None)
+    if type(arg).__name__ == "TensorDescriptor":  # specialize.cc handle_tensor_descriptor
+        dt = arg.base.dtype
+        ty = _CANON[getattr(dt, "name", None) or str(dt).split(".")[-1]]
+        return ("tensordesc<%s%s>" % (ty, list(arg.block_shape)), None)
     if isinstance(arg, torch.Tensor) or hasattr(arg, "data_ptr"):
         dt = arg.dtype  # the stand-in's dtype has .name; real torch's prints "torch.float32"
         ty = "*" + _CANON[getattr(dt, "name", None) or str(dt).split(".")[-1]]
@@ -159,6 +163,7 @@ class _Metadata:
         self.launch_pdl = kw.get("launch_pdl", False)
         self.global_scratch_size = kw.get("global_scratch_size", 0)
         self.profile_scratch_size = kw.get("profile_scratch_size", 0)
+        self.tensordesc_meta = kw.get("tensordesc_meta")
 
 
 class KernelInterface:

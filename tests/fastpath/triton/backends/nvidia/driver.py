@@ -7,10 +7,14 @@
 # the kernel_metadata tuple "iii", the enter/exit hooks, scratch allocated
 # per launch, two trailing scratch pointers, cluster/cooperative/PDL
 # attributes, no launch for an empty grid, RuntimeError("Triton Error
-# [CUDA]: ...") for a failed one.
+# [CUDA]: ...") for a failed one. Host tensor descriptors as
+# wrap_handle_tensordesc and make_tensordesc_arg expand them: with the
+# kernel's tensordesc_meta a CUtensorMap that fill_tma_descriptor encodes
+# through the driver (driver.c fillTMADescriptor), else decomposed.
 import ctypes
 import operator
 import os
+import re
 import struct
 
 _cuda = ctypes.CDLL("libcuda.so.1")
@@ -46,7 +50,112 @@ _INTS = {"i32": (4, True, (-2**31, 2**31 - 1)), "i64": (8, True, (-2**63, 2**63 
 
 
 def size_of(ty):
-    return 8 if ty[0] == "*" else _SIZES[ty]
+    return 8 if ty[0] == "*" else 128 if ty == "nvTmaDesc" else _SIZES[ty]
+
+
+def expand_signature(signature, tensordesc_meta):
+    """driver.py expand_signature: each tensordesc<T[...]> as the launcher packs it."""
+    output = []
+    idx = 0
+    for sig in signature:
+        if isinstance(sig, str) and sig.startswith("tensordesc"):
+            meta = tensordesc_meta[idx] if tensordesc_meta else None
+            idx += 1
+            match = re.match("tensordesc<([^[>]*)\\[([^]]*)\\]", sig)
+            dtype = match.group(1)
+            ndim = match.group(2).count(",") + 1
+            if meta is None:
+                output.append("*" + dtype)
+                output.extend(["i64"] * (2 * ndim))
+                output.append("i1")
+            else:
+                output.append("nvTmaDesc")
+            output.extend(["i32"] * ndim)
+            output.extend(["i64"] * ndim)
+        else:
+            output.append(sig)
+    assert not tensordesc_meta or idx == len(tensordesc_meta)
+    return output
+
+
+class PyCUtensorMap:
+    """driver.c's PyCUtensorMap: a CUtensorMap (128 bytes, 64-aligned)."""
+
+    def __init__(self):
+        self._buf = ctypes.create_string_buffer(192)
+        self.addr = (ctypes.addressof(self._buf) + 63) // 64 * 64
+
+    def raw(self):
+        return ctypes.string_at(self.addr, 128)
+
+
+_encode = _cuda.cuTensorMapEncodeTiled
+_encode.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64),
+                    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint),
+                    ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+
+
+def fill_tma_descriptor(ptr, swizzle, elem_size, elem_type, block_size, shape, strides, padding):
+    """driver.c fillTMADescriptor: dimensions innermost first, strides in bytes."""
+    rank = len(block_size)
+    box = (ctypes.c_uint * 5)(*[int(b) for b in reversed(block_size)])
+    dims = (ctypes.c_uint64 * 5)(*[int(d) for d in reversed(shape)])
+    st = (ctypes.c_uint64 * 5)(*[elem_size * int(s) for s in reversed(strides[:-1])])
+    ones = (ctypes.c_uint * 5)(*([1] * 5))
+    m = PyCUtensorMap()
+    rc = _encode(m.addr, elem_type, rank, ptr, dims, st, box, ones, 0, swizzle, 2, padding)
+    if rc:
+        raise RuntimeError("Triton Error [CUDA]: cuTensorMapEncodeTiled failed: %d" % rc)
+    return m
+
+
+TMA_DTYPE_DEVICE_TO_HOST = dict((i, i) for i in range(16))
+TMA_DTYPE_DEVICE_TO_HOST[8] = 10
+TMA_DTYPE_DEVICE_TO_HOST[9] = 8
+TMA_DTYPE_DEVICE_TO_HOST[10] = 9
+
+
+def make_tensordesc_arg(arg, metadata):
+    if metadata is None:
+        return [arg.base, *arg.shape, *arg.strides, arg.padding == "nan", *arg.shape, *arg.strides]
+    swizzle = metadata["swizzle"]
+    elem_size = metadata["elem_size"]
+    elem_type = metadata["elem_type"]
+    block_size = metadata["block_size"]
+    shape = arg.shape
+    strides = arg.strides
+    assert strides[-1] == 1
+    padding = 1 if arg.padding == "nan" else 0
+    cu_tensor_map = fill_tma_descriptor(arg.base.data_ptr(), swizzle, elem_size, TMA_DTYPE_DEVICE_TO_HOST[elem_type],
+                                        block_size, shape, strides, padding)
+    return [cu_tensor_map, *shape, *strides]
+
+
+_BASE_ARGS_FORMAT_LEN = 13
+
+
+def wrap_handle_tensordesc(launcher, signature, tensordesc_meta):
+    has_tensor_desc_arg = any(isinstance(sig, str) and sig.startswith("tensordesc") for sig in signature.values())
+    if not has_tensor_desc_arg:
+        return launcher
+    tensordesc_indices = set(
+        [i for i, sig in enumerate(signature.values()) if isinstance(sig, str) and sig.startswith("tensordesc")])
+    assert not tensordesc_meta or len(tensordesc_meta) == len(tensordesc_indices)
+    if not tensordesc_meta:
+        tensordesc_meta = [None] * len(tensordesc_indices)
+
+    def inner(*args):
+        final_args = list(args[:_BASE_ARGS_FORMAT_LEN])
+        tensordesc_idx = 0
+        for i, arg in enumerate(args[_BASE_ARGS_FORMAT_LEN:]):
+            if i in tensordesc_indices:
+                final_args.extend(make_tensordesc_arg(arg, tensordesc_meta[tensordesc_idx]))
+                tensordesc_idx += 1
+            else:
+                final_args.append(arg)
+        return launcher(*final_args)
+
+    return inner
 
 
 def _pointer(v, idx):
@@ -74,6 +183,10 @@ def _pointer(v, idx):
 
 
 def _pack(ty, v, idx):
+    if ty == "nvTmaDesc":  # getTmaDesc: the type checked, its bytes by value
+        if type(v) is not PyCUtensorMap:
+            raise TypeError("object must be of type PyCUtensorMap, got %s" % type(v).__name__)
+        return v.raw()
     if ty[0] == "*":
         return struct.pack("<Q", _pointer(v, idx))
     if ty in ("fp32", "f32", "fp16", "bf16", "fp64"):
@@ -149,8 +262,11 @@ class CudaLauncher(object):
     def __init__(self, src, metadata):
         constants = src.constants if hasattr(src, "constants") else dict()
         signature = {idx: value for idx, value in src.signature.items()}
+        tensordesc_meta = getattr(metadata, "tensordesc_meta", None)
+        expanded = expand_signature(signature.values(), tensordesc_meta)
         self.num_ctas = getattr(metadata, "num_ctas", 1)
-        self.launch = make_launcher(constants, signature)
+        self.launch = wrap_handle_tensordesc(make_launcher(constants, dict(enumerate(expanded))), signature,
+                                             tensordesc_meta)
         self.global_scratch_size = metadata.global_scratch_size
         self.global_scratch_align = 1
         self.profile_scratch_size = metadata.profile_scratch_size
