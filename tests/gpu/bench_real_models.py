@@ -11,12 +11,15 @@ Liger-Kernel and FlagGems are not on the GPU machine: carry their wheels
 (scripts/fetch-wheels.sh puts them in .whl/, which scripts/gpu-test.sh
 installs). A workload whose library is missing is skipped, said once.
 
-A fourth mode, ab, switches the fast path off and on at run time between
+A mode ver runs with TRLAT_FASTPATH=verify: every hit checked against
+what Triton launches (zero mismatches, the same tokens or losses).
+
+A mode ab switches the fast path off and on at run time between
 steady-state steps of one process (REAL_AB=1 in real_models.py): the step
 time with and without it, without the drift between processes.
 
   scripts/gpu-test.sh bench_real_models.py    [REAL_ROUNDS=2] [REAL_WORKLOADS=direct,liger,compile,gems]
-                                              [REAL_MODES=off,prof,fp,ab]"""
+                                              [REAL_MODES=off,prof,fp,ab,ver] [REAL_STEPS=gems:120]"""
 import collections
 import importlib.util
 import os
@@ -29,6 +32,8 @@ from common import check, median, native, run, summary  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROUNDS = int(os.environ.get("REAL_ROUNDS", "2"))
 STEPS = {"direct": 20000, "liger": 13, "compile": 30, "gems": 30}
+# REAL_STEPS=gems:120,liger:40: more steps (a longer in-process A/B)
+STEPS.update({w: int(n) for w, n in (x.split(":") for x in os.environ.get("REAL_STEPS", "").split(",") if x)})
 NEEDS = {"liger": "liger_kernel", "gems": "flag_gems", "compile": "transformers"}
 WORKLOADS = os.environ.get("REAL_WORKLOADS", "direct,liger,compile,gems").split(",")
 # ab: the fast path switched off and on at run time inside one process
@@ -64,9 +69,9 @@ for w in WORKLOADS:
             # ab times every hit (TRLAT_TIMING=all): its per-arm Triton-side
             # sums are then exact, not the sampled estimate a few slow calls
             # weighted 16 times can dominate
-            env = ({"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_FASTPATH": "1", "REAL_AB": "1",
-                                                                 "TRLAT_TIMING": "all"}
-                   if mode == "ab" else {"TRLAT_CUPTI": "0"})
+            env = ({"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_FASTPATH": "verify"} if mode == "ver" else
+                   {"TRLAT_FASTPATH": "1", "REAL_AB": "1", "TRLAT_TIMING": "all"} if mode == "ab" else
+                   {"TRLAT_CUPTI": "0"})
             o, e, rc, rep = run([sys.executable, os.path.join(HERE, "real_models.py"), w, str(STEPS[w])],
                                 preload=mode != "off", env=env, timeout=400)
             if not check(f"{w} {mode} round {r}: exit 0", rc == 0, (o + e)[-300:]):
@@ -106,6 +111,11 @@ for w in WORKLOADS:
                       f"fallbacks {dict(fb)}")
                 if w == "liger":
                     check(f"{w} round {r}: no argtype fallbacks", fb.get("argtype", 0) == 0, str(dict(fb)))
+            elif mode == "ver":
+                bad = fb.get("verify_mismatch", 0)
+                check(f"{w} round {r}: verify: no mismatch", bad == 0, str(dict(fb)))
+                print(f"TABLE real_models {w} round {r} verify: hits checked {c['hits']} of {c['launches']} "
+                      f"launches, mismatches {bad}")
     allout = set().union(*outs.values()) if outs else set()
     check(f"{w}: same tokens/losses in every mode", len(allout) == 1, str(sorted(allout))[:300])
     if steps.get("off") and set(steps) - {"off", "ab"}:

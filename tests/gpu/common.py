@@ -36,7 +36,11 @@ def run(cmd, preload=True, env=None, report=True, timeout=600):
         os.close(fd)
         os.unlink(out_path)
         e["TRLAT_OUTPUT"] = out_path
-    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+    try:
+        p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as t:  # the child killed: what it printed, exit 124, as timeout(1) says
+        text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")  # noqa: E731
+        p = subprocess.CompletedProcess(cmd, 124, text(t.stdout), text(t.stderr) + "\n(timed out after %ds)" % timeout)
     rep = None
     if preload and report and os.path.exists(out_path):
         with open(out_path) as f:
