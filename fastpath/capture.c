@@ -216,8 +216,9 @@ static void log_launch(const struct trlat_launch *l)
     if (l->config)
         for (unsigned i = 0; i < l->config->numAttrs && i < FP_MAX_ATTRS && l->config->attrs; i++) {
             const unsigned char *v = (const unsigned char *)&l->config->attrs[i].value;
+            unsigned nv = fp_attr_value_size(l->config->attrs[i].id);
             PUT("%s%d:", i ? ";" : "", (int)l->config->attrs[i].id);
-            for (int j = 0; j < 16; j++)
+            for (unsigned j = 0; j < nv && j < 16; j++) /* the bytes the driver reads */
                 PUT("%02x", v[j]);
         }
     PUT(" params=");

@@ -26,6 +26,7 @@
 #include "interpose/names.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 enum ck {
@@ -419,30 +420,46 @@ static struct cstate *begin(struct fp_clayout *L, const struct ccall *cc, struct
 }
 
 /* Verify mode: the launcher's own launch against what the replay would have
- * launched; 0 when the same. */
-static int same_launch(const struct fp_entry *e, const struct cstate *st)
+ * launched: NULL when the same, else what differed. Field by field: the
+ * launcher fills its CUlaunchConfig and attributes member by member on its
+ * stack, so their padding and the unused bytes of an attribute's value
+ * hold whatever was there, which the driver never reads. */
+static const char *same_launch(const struct fp_entry *e, const struct cstate *st, unsigned *param)
 {
     const struct fp_capture *cap = &st->cap;
     const unsigned *g = st->cc.g;
     if ((uint64_t)g[0] * g[1] * g[2] == 0)
-        return cap->launches == 0 ? 0 : -1;
-    if (cap->launches != 1 || !cap->ok || cap->func != e->func || cap->pi.n != e->nparams ||
-        cap->pi.blob_len != e->blob_len)
-        return -1;
-    CUlaunchConfig want = e->cfg;
-    want.hStream = (CUstream)(uintptr_t)st->cc.c.stream;
-    want.gridDimX = g[0] * e->num_ctas;
-    want.gridDimY = g[1];
-    want.gridDimZ = g[2];
-    CUlaunchConfig got = cap->cfg;
-    want.attrs = got.attrs = NULL;
-    if (memcmp(&want, &got, sizeof want) || memcmp(e->attrs, cap->attrs, want.numAttrs * sizeof e->attrs[0]))
-        return -1;
+        return cap->launches == 0 ? NULL : "a launch for an empty grid";
+    if (cap->launches != 1 || !cap->ok)
+        return cap->launches != 1 ? "the number of launches" : "a launch not captured";
+    if (cap->func != e->func)
+        return "the function";
+    if (cap->pi.n != e->nparams || cap->pi.blob_len != e->blob_len)
+        return "the parameter layout";
+    const CUlaunchConfig *w = &e->cfg, *c = &cap->cfg;
+    if (c->gridDimX != g[0] * e->num_ctas || c->gridDimY != g[1] || c->gridDimZ != g[2])
+        return "the grid";
+    if (c->blockDimX != w->blockDimX || c->blockDimY != w->blockDimY || c->blockDimZ != w->blockDimZ ||
+        c->sharedMemBytes != w->sharedMemBytes)
+        return "the block or shared memory";
+    if ((uintptr_t)c->hStream != st->cc.c.stream)
+        return "the stream";
+    if (c->numAttrs != w->numAttrs)
+        return "the attributes";
+    for (unsigned i = 0; i < w->numAttrs; i++)
+        if (cap->attrs[i].id != e->attrs[i].id ||
+            memcmp(&cap->attrs[i].value, &e->attrs[i].value, fp_attr_value_size(e->attrs[i].id)))
+            return "the attributes";
     unsigned char blob[FP_MAX_BLOB];
     memcpy(blob, e->blob, e->blob_len);
     if (e->kind == FP_E_VALUE)
         fp_slots_patch(blob, e->slots, e->nslots, st->cc.c.want);
-    return memcmp(blob, cap->blob, e->blob_len) ? -1 : 0;
+    for (unsigned i = 0; i < e->nparams; i++)
+        if (memcmp(blob + e->off[i], cap->blob + e->off[i], e->size[i])) {
+            *param = i;
+            return "parameter";
+        }
+    return NULL;
 }
 
 void fp_launcher_done(void *state, PyObject *result)
@@ -454,12 +471,20 @@ void fp_launcher_done(void *state, PyObject *result)
     struct fp_stat *s = st->L->stat;
     if (st->verify) {
         struct fp_entry *e = st->verify;
-        if (result && same_launch(e, st)) {
+        unsigned param = 0;
+        const char *what = result ? same_launch(e, st, &param) : NULL;
+        if (what) {
             static atomic_flag once;
+            char part[48] = "";
+            if (!strcmp(what, "parameter"))
+                snprintf(part, sizeof part, " %u", param);
+            if (fp_conf.debug)
+                trlat_log_debug("fast path: verify: %s's launcher launched other than its memoized block (%s%s)",
+                                s->name, what, part);
             trlat_log_once(&once,
-                           "fast path: verify: %s's launcher launched other than its memoized block; that "
+                           "fast path: verify: %s's launcher launched other than its memoized block (%s%s); that "
                            "call goes to the launcher from now on",
-                           s->name);
+                           s->name, what, part);
             e->kind = FP_E_BLOCKED;
             fp_count_stat(s, FP_FALLBACK, FP_R_VERIFY);
         } else {

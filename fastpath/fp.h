@@ -202,6 +202,24 @@ static inline int fp_td_read(const void *obj, const struct fp_td_layout *lay, un
     return 0;
 }
 
+/* The bytes of a launch attribute's value the driver reads for its id
+ * (the rest of the union is whatever the launcher's stack held): a
+ * cluster's three dimensions, one int for the others Triton sets, the
+ * whole value for any other. */
+static inline unsigned fp_attr_value_size(int id)
+{
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+        return 12;
+    case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+    case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+    case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+        return 4;
+    default:
+        return (unsigned)sizeof(((CUlaunchAttribute *)0)->value);
+    }
+}
+
 /* ---- slot map (slotmap.c) ---- */
 /* One kernel parameter the call supplies, in Triton's parameter order. */
 struct fp_want {

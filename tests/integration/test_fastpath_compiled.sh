@@ -57,8 +57,8 @@ for PY in "${pythons[@]}"; do
     expect "py$v every launch has a user site in the program (past each kernel's table of sites: other)" \
         "$(fpk all 'sorted({(s.get("user_site") or s["kind"]).rsplit("/", 1)[-1].split(":")[0] for k in r["kernels"] for s in k["call_sites"]})')" "['other', 'prog.py']"
     expect "py$v TRLAT_TIMING=all: every launch has py->driver time" \
-        "$(fpk all '[(k["name"], k["launches"] == k["py_to_driver_ns"]["count"]) for k in r["kernels"] if k["name"] != "warm_kernel"]')" \
-        "[('add_kernel', True), ('scalars_kernel', True), ('cluster_kernel', True)]"
+        "$(fpk all 'sorted((k["name"], k["launches"] == k["py_to_driver_ns"]["count"]) for k in r["kernels"] if k["name"] != "warm_kernel")')" \
+        "[('add_kernel', True), ('cluster_kernel', True), ('scalars_kernel', True)]"
     # a launcher that packs the values of 128 and more differently (the first
     # call of each key, whose block is memoized, passes 64 or 80)
     run skoff 0 FAKE_TRITON_LAUNCH_SKEW=128

@@ -27,10 +27,26 @@ class LaunchAttr(ctypes.Structure):
 
 
 class LaunchConfig(ctypes.Structure):
+    # the padding named: the generated code fills a CUlaunchConfig on its
+    # stack member by member, so these bytes hold whatever was there
     _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
                 ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
-                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
-                ("attrs", ctypes.POINTER(LaunchAttr)), ("numAttrs", ctypes.c_uint)]
+                ("sharedMemBytes", ctypes.c_uint), ("pad0", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(LaunchAttr)), ("numAttrs", ctypes.c_uint), ("pad1", ctypes.c_uint)]
+
+
+_junk = [0]
+
+
+def _stack_junk(cfg, attrs, n, used):
+    """What an uninitialized stack leaves in the bytes the driver does not
+    read: the padding, and each attribute's value past its used bytes."""
+    _junk[0] = (_junk[0] * 1103515245 + 12345) & 0xffffffff
+    cfg.pad0 = cfg.pad1 = _junk[0]
+    for i in range(n):
+        for j in range(used[i], 64):
+            attrs[i].value[j] = (_junk[0] >> (j % 24)) & 0xff
+        attrs[i].pad = bytes([_junk[0] & 0xff] * 4)
 
 
 _launch_ex = _cuda.cuLaunchKernelEx  # dlsym, as the generated launcher does
@@ -244,8 +260,10 @@ def make_launcher(constants, signature):
                 attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
                 attrs[n].value[0] = 1
                 n += 1
-            cfg = LaunchConfig(gridX * num_ctas, gridY, gridZ, 32 * num_warps, 1, 1, shared,
-                               ctypes.c_void_p(stream), attrs, n)
+            cfg = LaunchConfig(gridX * num_ctas, gridY, gridZ, 32 * num_warps, 1, 1, shared, 0,
+                               ctypes.c_void_p(stream), attrs, n, 0)
+            _stack_junk(cfg, attrs, n, [12 if attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION else 4
+                                        for i in range(n)])
             rc = _launch_ex(ctypes.byref(cfg), function, params, None)
             if rc != 0:
                 s = ctypes.c_char_p()
