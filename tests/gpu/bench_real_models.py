@@ -113,6 +113,9 @@ for w in WORKLOADS:
                     check(f"{w} round {r}: no argtype fallbacks", fb.get("argtype", 0) == 0, str(dict(fb)))
             elif mode == "ver":
                 bad = fb.get("verify_mismatch", 0)
+                for line in e.splitlines():
+                    if "fast path: verify" in line or "fast path verify" in line:
+                        print(line[:300])  # what differed
                 check(f"{w} round {r}: verify: no mismatch", bad == 0, str(dict(fb)))
                 print(f"TABLE real_models {w} round {r} verify: hits checked {c['hits']} of {c['launches']} "
                       f"launches, mismatches {bad}")
