@@ -178,7 +178,11 @@ if mode == "compile":
     from torch._inductor.runtime.triton_heuristics import CachingAutotuner
     kinds = collections.Counter()
     for o in gc.get_objects():
-        if isinstance(o, CachingAutotuner):
+        try:
+            ours = isinstance(o, CachingAutotuner)
+        except ReferenceError:  # a weakref proxy whose object is gone
+            continue
+        if ours:
             for fn in getattr(o, "launchers", None) or []:
                 cells = [type(c.cell_contents).__name__ for c in (getattr(fn, "__closure__", None) or ())
                          if not isinstance(c.cell_contents, (int, float, str, bool, type(None), tuple, list, dict))]
