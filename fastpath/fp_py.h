@@ -180,6 +180,9 @@ void fp_call_release(struct fp_call *c);
 int fp_call_key(struct fp_call *c);
 /* The key of a call already bound (its device read): 0 or a reason + 1. */
 int fp_call_key_build(struct fp_call *c);
+/* An immutable value keyed exactly (None, bool, int, float, str): 0, or
+ * -1 with nothing written for any other (args.c). */
+int fp_key_scalar(struct fp_key *k, PyObject *v);
 /* An exact int's bits, and whether past int64 (args.c). */
 int fp_read_int(PyObject *v, uint64_t *bits, int *is_u64);
 /* An int argument of a specialized parameter as key_param keys it: its

@@ -128,7 +128,7 @@ int fp_read_int(PyObject *v, uint64_t *bits, int *is_u64)
 }
 
 /* A value keyed exactly: constexprs, options, annotated parameters. */
-static int key_value(struct fp_key *k, PyObject *v)
+int fp_key_scalar(struct fp_key *k, PyObject *v)
 {
     void *t = FP_TYPE(v);
     if (v == fpy.o_none) {
@@ -450,7 +450,7 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
     ak->tag = 0;
     fp_key_u64(k, FP_T_PARAM | (uint64_t)j << 8);
     if (P->constexpr_) {
-        if (key_value(k, v) == 0) /* writes nothing when it fails */
+        if (fp_key_scalar(k, v) == 0) /* writes nothing when it fails */
             return 0;
         if (!fpy.t_tl_dtype || FP_TYPE(v) != fpy.t_tl_dtype)
             return FP_R_ARGTYPE;
@@ -491,7 +491,7 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
     if (P->annotated) {
         /* ("ann",) + specialize(...)[1:]: the annotation is the type; the
          * exact value decides the rest. Always a kernel parameter. */
-        if (key_value(k, v))
+        if (fp_key_scalar(k, v))
             return FP_R_ARGTYPE;
         w->spec = FP_S_FIXED;
         ak->wi = (int8_t)c->nwant++;
@@ -653,17 +653,17 @@ int fp_call_key_build(struct fp_call *c)
         fp_key_u64(k, FP_T_OPTION);
         fp_key_text(k, s, (size_t)n);
         PyObject *v = o == ui_debug ? eff_debug : o == ui_instr ? fp_knob_instr() : c->kwv[o];
-        if (key_value(k, v))
+        if (fp_key_scalar(k, v))
             return FP_R_KWARGS;
     }
     if (ui_debug < 0) {
         fp_key_u64(k, FP_T_DEBUG);
-        if (key_value(k, eff_debug))
+        if (fp_key_scalar(k, eff_debug))
             return FP_R_KNOBS;
     }
     if (ui_instr < 0) {
         fp_key_u64(k, FP_T_INSTR);
-        if (key_value(k, fp_knob_instr()))
+        if (fp_key_scalar(k, fp_knob_instr()))
             return FP_R_KNOBS;
     }
     if (fp_conf.mode == TRLAT_FP_MODE_IDENTICAL) { /* identical mode: every value and the stream */

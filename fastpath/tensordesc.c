@@ -55,6 +55,9 @@ static void learn(void)
             D.cls = cls;
             D.state = 1;
             fp_watch_type(cls);
+        } else {
+            while (D.nfields)
+                PY(Py_DecRef)(D.field[--D.nfields]);
         }
     }
     trlat_py_drop(f);
@@ -78,73 +81,41 @@ int fp_desc_rank(const char *sig)
     return *p == ']' ? rank : -1;
 }
 
-enum { V_NONE = 1, V_BOOL, V_INT, V_FLOAT, V_STR, V_TUPLE, V_LIST, V_TENSOR };
-
-/* An int of a shape, stride or block shape, keyed: 0 or -1. */
-static int key_int(struct fp_key *k, PyObject *v)
-{
-    uint64_t bits;
-    int u;
-    if (FP_TYPE(v) == fpy.t_bool) {
-        fp_key_u64(k, V_BOOL | (uint64_t)(v == fpy.o_true) << 8);
-        return 0;
-    }
-    if (FP_TYPE(v) != fpy.t_long || fp_read_int(v, &bits, &u))
-        return -1;
-    fp_key_u64(k, V_INT | (uint64_t)u << 8);
-    fp_key_u64(k, bits);
-    return 0;
-}
+/* A sequence's key word: past every FP_T_* tag a scalar keys with. */
+#define DESC_SEQ 0x40
 
 /* One field's value: 0, or a reason. */
 static int key_value(struct fp_call *c, struct fp_key *k, PyObject *v)
 {
     void *t = FP_TYPE(v);
-    if (v == fpy.o_none) {
-        fp_key_u64(k, V_NONE);
-    } else if (t == fpy.t_bool || t == fpy.t_long) {
-        if (key_int(k, v))
-            return FP_R_ARGTYPE;
-    } else if (t == fpy.t_float) {
-        double d = PY(PyFloat_AsDouble)(v);
-        uint64_t b;
-        memcpy(&b, &d, 8);
-        fp_key_u64(k, V_FLOAT);
-        fp_key_u64(k, b);
-    } else if (t == fpy.t_str) {
-        Py_ssize_t n;
-        const char *s = PY(PyUnicode_AsUTF8AndSize)(v, &n);
-        if (!s) {
-            PY(PyErr_Clear)();
-            return FP_R_ARGTYPE;
-        }
-        fp_key_u64(k, V_STR);
-        fp_key_text(k, s, (size_t)n);
-    } else if (t == fpy.t_tuple || (fpy.t_size && t == fpy.t_size) || t == fpy.t_list) {
-        /* shape (a torch.Size from tensor.shape), strides, block_shape: ints */
+    if (fp_key_scalar(k, v) == 0)
+        return 0; /* None, a bool, an int, a float, a str (padding) */
+    if (t == fpy.t_tuple || (fpy.t_size && t == fpy.t_size) || t == fpy.t_list) {
+        /* shape (a torch.Size from tensor.shape), strides, block_shape */
         int list = t == fpy.t_list;
         Py_ssize_t n = list ? PY(PyList_Size)(v) : PY(PyTuple_Size)(v);
         if (n < 0 || n > 8) {
             PY(PyErr_Clear)();
             return FP_R_ARGTYPE;
         }
-        fp_key_u64(k, (list ? V_LIST : V_TUPLE) | (uint64_t)n << 8 | (uint64_t)(t == fpy.t_size) << 16);
+        fp_key_u64(k, DESC_SEQ | (uint64_t)list << 8 | (uint64_t)n << 16);
         for (Py_ssize_t i = 0; i < n; i++)
-            if (key_int(k, list ? PY(PyList_GetItem)(v, i) : PY(PyTuple_GetItem)(v, i)))
+            if (fp_key_scalar(k, list ? PY(PyList_GetItem)(v, i) : PY(PyTuple_GetItem)(v, i)))
                 return FP_R_ARGTYPE;
-    } else if (fp_is_tensor(v)) {
+        return 0;
+    }
+    if (fp_is_tensor(v)) {
         PyObject *dtype;
         int cuda;
         uint64_t ptr;
         if (fp_read_tensor(c, v, &dtype, &cuda, &ptr) || !cuda)
             return FP_R_ARGTYPE; /* host memory: the launcher's encode or getPointer decides */
-        fp_key_u64(k, V_TENSOR);
+        fp_key_u64(k, FP_T_TENSOR);
         fp_key_u64(k, ptr);
         fp_key_u64(k, (uint64_t)(uintptr_t)dtype); /* torch's dtypes live as long as torch */
-    } else {
-        return FP_R_ARGTYPE; /* a layout object, another base: not modelled */
+        return 0;
     }
-    return 0;
+    return FP_R_ARGTYPE; /* a layout object, another base: not modelled */
 }
 
 int fp_desc_key(struct fp_call *c, struct fp_key *k, PyObject *v, int tma, unsigned rank)
