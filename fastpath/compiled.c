@@ -212,7 +212,7 @@ static int attrs_current(struct fp_clayout *L)
 
 /* An enter or exit hook the launcher would call to no effect: None, or an
  * exact HookChain with an empty list (knobs' default). */
-static int hook_idle(PyObject *h)
+int fp_hook_idle(PyObject *h)
 {
     if (h == fpy.o_none)
         return 1;
@@ -522,7 +522,7 @@ static int lookup(struct fp_clayout *L, struct ccall *cc, PyObject *enter, PyObj
     *reason = L->bad;
     if (!*reason && (FP_TYPE(L->launcher) != L->type || attrs_current(L)))
         *reason = L->bad ? L->bad : FP_R_LAUNCHER;
-    if (!*reason && (!hook_idle(enter) || !hook_idle(exit_)))
+    if (!*reason && (!fp_hook_idle(enter) || !fp_hook_idle(exit_)))
         *reason = FP_R_LAUNCH_HOOKS;
     if (!*reason)
         *reason = key_call(cc, L, stream, function, packed, kargs, nk);
@@ -623,6 +623,8 @@ PyObject *fp_launcher_call(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
         reason = FP_R_GRID;
     else if (FP_TYPE(args[4]) != fpy.t_long || fp_read_int(args[4], &stream, &u))
         reason = FP_R_DEVICE;
+    if (!reason && fp_conf.verify)
+        fp_inductor_check(args[0], cc.g);
     struct fp_entry *e = NULL;
     int what = reason ? FP_FALLBACK
                       : lookup(L, &cc, args[8], args[9], stream, args[5], args[6], args + 10, nargs - 10, &e, &reason);

@@ -509,7 +509,8 @@ static const struct trlat_pymemo pymemo = {.before = fp_before,
                                            .launcher_made = fp_launcher_made,
                                            .launch = fp_launcher_call,
                                            .launched = fp_launcher_done,
-                                           .compiled_getitem = fp_compiled_getitem};
+                                           .compiled_getitem = fp_compiled_getitem,
+                                           .entry = fp_inductor_run};
 
 /* ---- the module ---- */
 static void start(void)

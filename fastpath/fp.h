@@ -351,6 +351,7 @@ enum fp_gop {
     FP_G_CELL = 2,
     FP_G_META = 3,
     FP_G_GLOBAL = 4,
+    FP_G_ARG = 5, /* a launcher's positional argument (inductor.c) */
     FP_G_ADD = 10,
     FP_G_SUB,
     FP_G_MUL,

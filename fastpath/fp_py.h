@@ -450,6 +450,25 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
 int fp_launcher_serve(PyObject *launcher, const unsigned g[3], uint64_t stream, PyObject *function, PyObject *packed,
                       PyObject *const *kargs, Py_ssize_t nk, PyObject **result);
 
+/* An enter or exit hook the launcher would call to no effect (compiled.c). */
+int fp_hook_idle(PyObject *h);
+
+/* ---- Inductor's CachingAutotuner.run (inductor.c) ---- */
+/* run(self, *args, stream=s) through its analysed launcher: None (new
+ * reference) when replayed, NULL with an error set when the replay's launch
+ * failed, NULL without one when run() must run. */
+PyObject *fp_inductor_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* Verify mode: the grid a CudaLauncher got, against the one the program
+ * computed for it on this thread (if any). */
+void fp_inductor_check(PyObject *launcher, const unsigned g[3]);
+/* Inductor's generated launcher fn analysed (gridcheck.py analyze_launcher):
+ * its program (never freed) and *call, (runner, spec, argcount) borrowed
+ * from it; NULL with *why. */
+struct gp_prog;
+struct gp_prog *fp_gprog_launcher(PyObject *fn, PyObject **call, const char **why);
+/* p for positional arguments args[0..nargs) of fn: 0 with g[], else -1. */
+int fp_gprog_run_args(struct gp_prog *p, PyObject *fn, PyObject *const *args, Py_ssize_t nargs, unsigned g[3]);
+
 /* getitem.c: installs the C __getitem__ on JITFunction (once). */
 void fp_getitem_install(void);
 /* The call a C __getitem__ already keyed, handed to the run hook. */

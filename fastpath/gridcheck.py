@@ -16,6 +16,7 @@
 #   insns: one tuple per register, in order:
 #     (OP_CONST, int, 0)  (OP_CELL, closure index, 0)  (OP_META, name, 0)
 #     (OP_GLOBAL, dict, name): dict[name] read on every hit, an exact int
+#     (OP_ARG, index, 0): positional argument `index` (analyze_launcher)
 #     (op, register a, register b) for the binary operators below,
 #     (OP_NEG | OP_INV, register, 0)
 #   outs: 1 to 3 registers, the grid's items
@@ -37,7 +38,7 @@ import types
 
 import dis
 
-OP_CONST, OP_CELL, OP_META, OP_GLOBAL = 1, 2, 3, 4
+OP_CONST, OP_CELL, OP_META, OP_GLOBAL, OP_ARG = 1, 2, 3, 4, 5
 OP_ADD, OP_SUB, OP_MUL, OP_FLOORDIV, OP_MOD, OP_AND, OP_OR, OP_XOR, OP_LSHIFT, OP_RSHIFT, OP_MIN, OP_MAX = range(10, 22)
 OP_NEG, OP_INV = 30, 31
 G_IS, G_ABSENT, G_CODE, G_TYPE, G_ATTR, G_GETATTR, G_DICTOF, G_CELL = 1, 2, 3, 4, 5, 6, 7, 8
@@ -85,6 +86,36 @@ class _Str:
         self.s = s
 
 
+class _Param:
+    """A launcher's positional parameter, as passed (analyze_launcher)."""
+    __slots__ = ("i", )
+
+    def __init__(self, i):
+        self.i = i
+
+
+class _Result:
+    """What the launcher's one runner call returned (popped, never used)."""
+
+
+class _LaunchMeta:
+    """bin.launch_metadata: the method, then what its call returned."""
+    __slots__ = ("called", )
+
+    def __init__(self):
+        self.called = False
+
+
+# CompiledKernel.launch_metadata of Triton 3.x reads only these names: with a
+# launch hook set it builds a LazyDict of the kernel's name and function and
+# the arguments, and calls nothing (its _init_handles returns at once once
+# the kernel is loaded); the result goes to the launcher's hooks alone.
+_LAUNCH_METADATA_NAMES = frozenset(("knobs", "runtime", "launch_enter_hook", "CompiledKernel", "_init_handles",
+                                    "LazyDict", "name", "function", "isinstance", "src", "ASTSource", "fn",
+                                    "launch_metadata", "zip", "arg_names", "add", "metadata", "enumerate",
+                                    "constexprs", "constants"))
+
+
 class _Items:
     __slots__ = ("regs", )
 
@@ -100,6 +131,17 @@ class _Prog:
         self.cells = {}
         self.consts = {}
         self.steps = 0
+        self.params = None  # analyze_launcher: name -> positional index
+        self.args = {}
+        self.call = None
+
+    def int_of(self, v):
+        """A launcher parameter used as an int: its register."""
+        if isinstance(v, _Param):
+            if v.i not in self.args:
+                self.args[v.i] = self.add((OP_ARG, v.i, 0))
+            return self.args[v.i]
+        return v
 
     def add(self, insn):
         if len(self.insns) >= _MAX_INSNS:
@@ -132,7 +174,7 @@ def _global(prog, g, name):
         raise Reject("globals are not a dict")
     if name in g:
         v = g[name]
-        if type(v) is int:
+        if type(v) is int and prog.params is None:
             return prog.add((OP_GLOBAL, g, name))  # read on every hit
         prog.guards.append((G_IS, g, name, v))
         return _Obj(v)
@@ -176,6 +218,7 @@ def _call(prog, callee, args, depth):
     import builtins
     regs = []
     for a in args:
+        a = prog.int_of(a)
         if not isinstance(a, _Reg):
             raise Reject("a call argument that is not an int")
         regs.append(a)
@@ -232,11 +275,16 @@ def _run(prog, fn, code, env, meta_name, depth):
         if name == meta_name:
             return _META
         if name not in env:
+            if prog.params is not None and fn is prog.fn and name in prog.params:
+                return _Param(prog.params[name])
             raise Reject("unbound local %s" % name)
         return env[name]
 
     def store_fast(name, v):
         nonlocal meta_name
+        v = prog.int_of(v)
+        if prog.params is not None and fn is prog.fn and name in prog.params:
+            raise Reject("a parameter assigned")
         if not isinstance(v, _Reg):
             raise Reject("a local that is not an int")
         if name == meta_name:
@@ -263,6 +311,8 @@ def _run(prog, fn, code, env, meta_name, depth):
         elif op in ("LOAD_CONST", "LOAD_SMALL_INT", "RETURN_CONST"):
             if type(val) is str:
                 v = _Str(val)
+            elif prog.params is not None and (val is None or type(val) is float or type(val) is bool):
+                v = _Obj(val)  # a launcher's literal argument
             elif type(val) is tuple:
                 v = _Items([prog.const(x) for x in val])
             else:
@@ -285,6 +335,12 @@ def _run(prog, fn, code, env, meta_name, depth):
             stack.append(v)
         elif op in ("LOAD_ATTR", "LOAD_METHOD"):
             o = pop()
+            if (prog.params is not None and fn is prog.fn and val == "launch_metadata" and isinstance(o, _Obj)
+                    and (op == "LOAD_METHOD" or (_PY >= (3, 12) and arg & 1))):
+                _launch_metadata(prog, o.v)
+                stack.append(_NULL)
+                stack.append(_LaunchMeta())
+                continue
             if not isinstance(o, _Obj) or type(o.v) is not types.ModuleType:
                 raise Reject("an attribute of something other than a module")
             prog.guards.append((G_TYPE, o.v, types.ModuleType, None))  # a module's __class__ can be replaced
@@ -315,8 +371,20 @@ def _run(prog, fn, code, env, meta_name, depth):
                     callee = a
                 else:
                     raise Reject("a method call")
+            if isinstance(callee, _LaunchMeta) and not callee.called:
+                if not all(isinstance(x, (_Param, _Reg, _Items, _Obj, _Str)) for x in args):
+                    raise Reject("launch_metadata of computed values")
+                callee.called = True
+                stack.append(callee)
+                continue
             if not isinstance(callee, _Obj):
                 raise Reject("a call of a computed value")
+            if prog.params is not None and fn is prog.fn and _is_runner(callee.v):
+                if prog.call is not None:
+                    raise Reject("two runner calls")
+                prog.call = (callee.v, args)
+                stack.append(_Result())
+                continue
             stack.append(_call(prog, callee.v, args, depth))
         elif op == "BINARY_SUBSCR" or (op == "BINARY_OP" and ins.argrepr == "[]"):
             k, o = pop(), pop()
@@ -327,18 +395,18 @@ def _run(prog, fn, code, env, meta_name, depth):
             sym = ins.argrepr.rstrip("=") if op == "BINARY_OP" else _LEGACY[op]
             if sym not in _BINARY:
                 raise Reject("operator %s" % (ins.argrepr or op))
-            b, a = pop(), pop()
+            b, a = prog.int_of(pop()), prog.int_of(pop())
             if not isinstance(a, _Reg) or not isinstance(b, _Reg):
                 raise Reject("an operator on something other than ints")
             stack.append(prog.add((_BINARY[sym], a.i, b.i)))
         elif op in ("UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_POSITIVE"):
-            a = pop()
+            a = prog.int_of(pop())
             if not isinstance(a, _Reg):
                 raise Reject("an operator on something other than ints")
             stack.append(a if op == "UNARY_POSITIVE" else prog.add((OP_NEG if op == "UNARY_NEGATIVE" else OP_INV,
                                                                     a.i, 0)))
         elif op == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_UNARY_POSITIVE":  # 3.12+: +x
-            a = pop()
+            a = prog.int_of(pop())
             if not isinstance(a, _Reg):
                 raise Reject("an operator on something other than ints")
             stack.append(a)
@@ -347,6 +415,9 @@ def _run(prog, fn, code, env, meta_name, depth):
             if not all(isinstance(x, _Reg) for x in items):
                 raise Reject("a sequence of something other than ints")
             stack.append(_Items(items))
+        elif op == "POP_TOP" and prog.params is not None and fn is prog.fn:
+            if not isinstance(pop(), _Result):
+                raise Reject("a value computed and dropped")
         elif op == "RETURN_VALUE":
             return pop()
         else:
@@ -366,6 +437,96 @@ def analyze(fn):
         if not isinstance(r, _Items) or not 1 <= len(r.regs) <= 3:
             return "does not return 1 to 3 ints"
         return (tuple(prog.insns), tuple(x.i for x in r.regs), tuple(prog.guards), tuple(prog.slow))
+    except Reject as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001 (never let the analysis raise into a launch)
+        return "analysis failed: %s: %s" % (type(e).__name__, e)
+
+
+def _is_runner(v):
+    """What a launcher may call as its runner: an object, not a function
+    the analysis would run through (a CudaLauncher, a bound method)."""
+    import builtins
+    cf = _constexpr_function_class()
+    return (type(v) is not types.FunctionType and v is not builtins.min and v is not builtins.max
+            and (cf is None or type(v) is not cf))
+
+
+def _launch_metadata(prog, b):
+    """Guards bin.launch_metadata to stay the method modelled, of a loaded
+    kernel (its module the same object, so _init_handles does nothing)."""
+    mod = sys.modules.get("triton.compiler.compiler")
+    d = getattr(mod, "__dict__", None) if type(mod) is types.ModuleType else None
+    ck = d.get("CompiledKernel") if type(d) is dict else None
+    if type(ck) is not type or type(b) is not ck:
+        raise Reject("launch_metadata of something other than a CompiledKernel")
+    m = ck.__dict__.get("launch_metadata")
+    bd = getattr(b, "__dict__", None)
+    if (type(m) is not types.FunctionType or not set(m.__code__.co_names) <= _LAUNCH_METADATA_NAMES
+            or ck.__getattribute__ is not object.__getattribute__ or any("launch_metadata" in k.__dict__
+                                                                          for k in ck.__mro__[1:])):
+        raise Reject("a CompiledKernel.launch_metadata not as modelled")
+    if type(bd) is not dict or "launch_metadata" in bd or bd.get("module") is None:
+        raise Reject("launch_metadata of a kernel not loaded, or its own")
+    prog.guards.append((G_TYPE, b, ck, None))
+    prog.guards.append((G_DICTOF, b, bd, None))
+    prog.guards.append((G_ABSENT, bd, "launch_metadata", None))
+    prog.guards.append((G_IS, bd, "module", bd["module"]))
+    prog.guards.append((G_CODE, m, m.__code__, None))
+    prog.slow.append((G_ATTR, ck, "launch_metadata", m))
+
+
+def analyze_launcher(fn):
+    """Inductor's generated launcher (CompileResult._gen_launcher_code):
+    def launcher(<args>, stream): <grid lines>; runner(grid_0, grid_1,
+    grid_2, stream, <the rest>). Returns a reason (str) or (insns, outs,
+    guards, slow_guards, (runner, spec, argcount)): outs the grid's three
+    registers, spec what each runner argument after the stream is, as
+    (0, parameter index) passed through, (1, object) the same on every
+    call (a literal, or a global of the launcher's guarded to stay it), or
+    (2, None): what bin.launch_metadata(...) returned, which only the
+    launch hooks read (Inductor emits the call whenever a hook object is
+    set, as Triton 3.6's idle HookChain is). Ints computed from the parameters go only into the grid."""
+    try:
+        if type(fn) is not types.FunctionType:
+            return "not a Python function"
+        code = fn.__code__
+        n = code.co_argcount
+        if (code.co_flags & _BAD_FLAGS or code.co_kwonlyargcount or code.co_cellvars or code.co_freevars
+                or getattr(code, "co_posonlyargcount", 0) or n < 1 or code.co_varnames[n - 1] != "stream"):
+            return "not def launcher(<args>, stream)"
+        prog = _Prog(fn)
+        prog.params = {name: i for i, name in enumerate(code.co_varnames[:n])}
+        r = _run(prog, fn, code, {}, None, 0)
+        if not isinstance(r, _Obj) or r.v is not None or prog.call is None:
+            return "does not return None after one runner call"
+        runner, args = prog.call
+        if len(args) < 4:
+            raise Reject("a runner call of fewer than 4 arguments")
+        outs = []
+        for a in args[:3]:
+            a = prog.int_of(a)
+            if not isinstance(a, _Reg):
+                raise Reject("a grid that is not an int")
+            outs.append(a.i)
+        if not isinstance(args[3], _Param) or args[3].i != n - 1:
+            raise Reject("the runner's fourth argument is not the stream")
+        consts = {r.i: v for v, r in prog.consts.items()}
+        spec = []
+        for a in args[4:]:
+            if isinstance(a, _Param):
+                spec.append((0, a.i))
+            elif isinstance(a, _LaunchMeta) and a.called:
+                spec.append((2, None))
+            elif isinstance(a, _Obj):
+                spec.append((1, a.v))
+            elif isinstance(a, _Str):
+                spec.append((1, a.s))
+            elif isinstance(a, _Reg) and a.i in consts:
+                spec.append((1, consts[a.i]))
+            else:
+                raise Reject("a runner argument computed from the parameters")
+        return (tuple(prog.insns), tuple(outs), tuple(prog.guards), tuple(prog.slow), (runner, tuple(spec), n))
     except Reject as e:
         return str(e)
     except Exception as e:  # noqa: BLE001 (never let the analysis raise into a launch)

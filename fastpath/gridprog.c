@@ -62,7 +62,7 @@ struct fp_gslot {
 };
 static struct fp_gslot slots[GP_SLOTS];
 static unsigned nslots;
-static PyObject *analyze_fn;
+static PyObject *analyze_fn, *analyze_launcher_fn;
 static int loaded; /* 0 not yet, 1 loaded, -1 failed */
 
 /* ---- loading gridcheck.py (sharefile.h) ---- */
@@ -88,9 +88,12 @@ static int load(void)
              PY(PyDict_SetItemString)(g, "__name__", name) == 0 && (file = PY(PyUnicode_FromString)(path)) &&
              PY(PyDict_SetItemString)(g, "__file__", file) == 0 && (r = PY(PyEval_EvalCode)(code, g, g));
     PyObject *fn = ok ? PY(PyDict_GetItemString)(g, "analyze") : NULL;
-    if (fn) {
+    PyObject *fl = ok ? PY(PyDict_GetItemString)(g, "analyze_launcher") : NULL;
+    if (fn && fl) {
         PY(Py_IncRef)(fn);
+        PY(Py_IncRef)(fl);
         analyze_fn = fn;
+        analyze_launcher_fn = fl;
         loaded = 1;
     } else {
         PY(PyErr_Clear)();
@@ -159,7 +162,7 @@ static struct gp_prog *build(PyObject *res, PyObject *globals)
             x->imm = PY(PyLong_AsLongLongAndOverflow)(a, &ovf);
             if (ovf || PY(PyErr_Occurred)())
                 goto bad;
-        } else if (op == FP_G_CELL) {
+        } else if (op == FP_G_CELL || op == FP_G_ARG) {
             if (small(a, 0, 1 << 20, &v))
                 goto bad;
             x->a = (int32_t)v;
@@ -435,14 +438,17 @@ static void resolve_meta(struct gp_prog *p, const struct fp_layout *L)
     p->meta_layout = L->id;
 }
 
-static int run(struct gp_prog *p, const struct fp_call *c, PyObject *fn, unsigned g[3])
+/* Evaluates p for a call of fn: c's bound arguments (a grid function's
+ * meta), or args[0..nargs) (a launcher's positional arguments, c NULL). */
+static int run(struct gp_prog *p, const struct fp_call *c, PyObject *const *args, Py_ssize_t nargs, PyObject *fn,
+               unsigned g[3])
 {
     if (PY(PyFunction_GetGlobals)(fn) != p->globals)
         return GP_CALL; /* the same code run in another module's globals */
     PyObject *closure = PY(PyFunction_GetClosure)(fn);
     if (!guards_hold(p, closure))
         return GP_STALE; /* a cell holding another module or function: analysed again too */
-    if (p->meta_layout != c->L->id)
+    if (c && p->meta_layout != c->L->id)
         resolve_meta(p, c->L);
     Py_ssize_t ncl = closure && FP_TYPE(closure) == fpy.t_tuple ? PY(PyTuple_Size)(closure) : 0;
     int64_t R[GP_MAX_INSNS];
@@ -461,8 +467,12 @@ static int run(struct gp_prog *p, const struct fp_call *c, PyObject *fn, unsigne
                 return GP_CALL; /* an empty cell raises NameError: the grid will */
             break;
         case FP_G_META:
-            if (x->meta < 0 || exact_int(c->vals[x->meta], &R[i]))
+            if (!c || x->meta < 0 || exact_int(c->vals[x->meta], &R[i]))
                 return GP_CALL; /* KeyError, or not an exact int */
+            break;
+        case FP_G_ARG:
+            if (x->a >= nargs || exact_int(args[x->a], &R[i]))
+                return GP_CALL;
             break;
         case FP_G_GLOBAL:
             if (exact_int(dict_get(x->d, x->name), &R[i]))
@@ -495,10 +505,10 @@ int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslo
     struct fp_gslot *s = code ? slot_of(code, fn) : NULL;
     if (!s || s->busy || s->bad || !s->p)
         return -1;
-    int r = run(s->p, c, fn, g);
+    int r = run(s->p, c, NULL, 0, fn, g);
     if (r == GP_STALE && s->tries < GP_TRIES) { /* a global rebound, a function's code replaced: look again */
         analyze(s, fn);
-        r = s->p ? run(s->p, c, fn, g) : GP_CALL;
+        r = s->p ? run(s->p, c, NULL, 0, fn, g) : GP_CALL;
     }
     if (r != GP_OK)
         return -1;
@@ -526,4 +536,37 @@ void fp_gprog_mismatch(struct fp_gslot *s, struct fp_call *c, const unsigned g[3
               "it is called from now on",
               c->L && c->L->stat ? c->L->stat->name : "?", d, g[0], g[1], g[2], got);
     PY(PyErr_Restore)(et, ev, etb);
+}
+
+/* ---- Inductor's launchers (inductor.c) ---- */
+struct gp_prog *fp_gprog_launcher(PyObject *fn, PyObject **call, const char **why)
+{
+    *call = NULL;
+    *why = "gridcheck.py did not load";
+    if (!PY(PyFunction_GetGlobals) || !load())
+        return NULL;
+    PyObject *res = PY(PyObject_Vectorcall)(analyze_launcher_fn, &fn, 1, NULL);
+    struct gp_prog *p = NULL;
+    static char reason[160];
+    *why = "the analysis raised";
+    if (res && FP_TYPE(res) == fpy.t_str) {
+        const char *t = PY(PyUnicode_AsUTF8)(res);
+        snprintf(reason, sizeof reason, "%s", t ? t : "?");
+        *why = reason;
+    } else if (res && (p = build(res, NULL))) {     /* NULL: every dict it guards may be watched */
+        p->globals = PY(PyFunction_GetGlobals)(fn); /* build held NULL */
+        PY(Py_IncRef)(p->globals);
+        *call = item(res, 4);
+        *why = NULL;
+    } else if (res) {
+        *why = "the analysis returned something unexpected";
+    }
+    PY(PyErr_Clear)();
+    trlat_py_drop(res); /* p->res holds it */
+    return p;
+}
+
+int fp_gprog_run_args(struct gp_prog *p, PyObject *fn, PyObject *const *args, Py_ssize_t nargs, unsigned g[3])
+{
+    return run(p, NULL, args, nargs, fn, g) == GP_OK ? 0 : -1;
 }

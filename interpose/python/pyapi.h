@@ -180,8 +180,9 @@ struct py_member {
     X(0, int, _PyObject_GetMethod, (PyObject *, PyObject *, PyObject **)) /* 3.7+, exported */             \
     X(0, PyObject **, _PyObject_GetDictPtr, (PyObject *))                 /* exported; NULL: no dict */    \
     X(0, unsigned long, PyType_GetFlags, (PyObject *))                                                     \
-    X(0, PyObject *, PyFunction_GetGlobals, (PyObject *)) /* borrowed */                                   \
-    X(0, PyObject *, PyFunction_GetClosure, (PyObject *)) /* borrowed; NULL when none */                   \
+    X(0, PyObject *, PyFunction_GetGlobals, (PyObject *))              /* borrowed */                      \
+    X(0, PyObject *, PyFunction_GetClosure, (PyObject *))              /* borrowed; NULL when none */      \
+    X(0, int, PyContextVar_Get, (PyObject *, PyObject *, PyObject **)) /* *value: new reference */         \
     /* ---- end of the launch memo's block ---- */
 
 struct trlat_pyapi {

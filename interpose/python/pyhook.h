@@ -62,6 +62,10 @@ struct trlat_pymemo {
     PyObject *(*launch)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, void **state);
     void (*launched)(void *state, PyObject *result);
     PyObject *(*compiled_getitem)(PyObject *orig, PyObject *compiled, PyObject *grid);
+    /* A library's or Inductor's KernelInterface run (ENTRY): the result when
+     * served, NULL with an error when the served launch raised, NULL
+     * without one when orig must run. */
+    PyObject *(*entry)(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 };
 /* Finds the module that offers one (none: the hook only profiles). At the
  * hook's start. */

@@ -125,13 +125,24 @@ static PyObject *launch_with_fastpath(PyObject *orig, PyObject *const *args, Py_
     return r;
 }
 
+/* A KernelInterface subclass's run through the memo's entry layer. */
+static PyObject *entry_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *r = memo_ops->entry(orig, args, nargs, kwnames);
+    if (r || PY(PyErr_Occurred)())
+        return r;
+    return vectorcall(orig, args, nargs, kwnames);
+}
+
 static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if ((kind == TRLAT_PYHOOK_JIT || kind == TRLAT_PYHOOK_LAUNCHER) && nargs >= 1 &&
+    if ((kind == TRLAT_PYHOOK_JIT || kind == TRLAT_PYHOOK_LAUNCHER || kind == TRLAT_PYHOOK_ENTRY) && nargs >= 1 &&
         trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
         if (kind == TRLAT_PYHOOK_JIT)
             return run_with_fastpath(orig, args, nargs, kwnames);
-        if (memo_ops)
+        if (kind == TRLAT_PYHOOK_ENTRY && memo_ops && memo_ops->entry)
+            return entry_with_fastpath(orig, args, nargs, kwnames);
+        if (kind == TRLAT_PYHOOK_LAUNCHER && memo_ops)
             return launch_with_fastpath(orig, args, nargs, kwnames);
     }
     return vectorcall(orig, args, nargs, kwnames);

@@ -845,6 +845,135 @@ def tmadesc():
     print("tmadesc done")
 
 
+@triton.jit
+def ind_pointwise_kernel(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    pass
+
+
+@triton.jit
+def ind_2d_kernel(in_ptr0, out_ptr0, ynumel, xnumel, YBLOCK: tl.constexpr, XBLOCK: tl.constexpr):
+    pass
+
+
+def inductor():
+    """Inductor's CachingAutotuner.run (the stand-in torch/_inductor):
+    served above its generated launcher while run() would only call it
+    (pointwise and 2-D grids, after autotuning to one config or
+    coordinate descent, a launcher replaced); never above it while run()
+    would do more or other (the profiler or a DebugMode on, a launch hook
+    added, params dumped, a cubin stored, coordinate descent that finds
+    nothing, the program's own allocator set, another device type's
+    allocator) or for a launcher whose runner is not Triton's (a static
+    launcher's). sys.setprofile counts each autotuner's launcher calls (on
+    stderr): all of them run with the fast path off."""
+    from torch._inductor.runtime import triton_heuristics as th
+    from torch.autograd import profiler
+    from torch.utils import _debug_mode
+    from triton.runtime import _allocation
+    x, y = torch.empty(4096), torch.empty(4096)
+    pw = {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32", "XBLOCK": "constexpr"}
+
+    def tuner(kernel, configs, example, **meta):
+        props = th.DeviceProperties(meta.pop("device_type", "cuda"))
+        return th.CachingAutotuner(kernel, {"device": props, "signature": pw, "example_args": example},
+                                   [th.Config(c) for c in configs], inductor_meta=meta,
+                                   static=meta.pop("static", False))
+
+    one = lambda: tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64))  # noqa: E731
+    t = {
+        "pointwise": tuner(ind_pointwise_kernel, [{"XBLOCK": 256}], (x, y, 64)),
+        "2d": tuner(ind_2d_kernel, [{"YBLOCK": 8, "XBLOCK": 64}], (x, y, 16, 64), grid=("xnumel", "ynumel"),
+                    max_y_grid=3),
+        "autotuned": tuner(ind_pointwise_kernel, [{"XBLOCK": 64}, {"XBLOCK": 512}], (x, y, 64)),
+        "coordesc": tuner(ind_pointwise_kernel, [{"XBLOCK": 32}], (x, y, 64), coordinate_descent_tuning=True),
+        "coordesc_none": tuner(ind_pointwise_kernel, [{"XBLOCK": 32}], (x, y, 64), coordinate_descent_tuning=True,
+                               coordesc_finds=False),
+        "replaced": one(),
+        "profiler": one(),
+        "debug": one(),
+        "hook": one(),
+        "dump": one(),
+        "dump_tensors": one(),
+        "store_cubin": tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64), store_cubin=True),
+        "own_allocator": one(),
+        "static": tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64), static=True),
+    }
+    t["dump"].dump_launch_params = True
+    t["dump_tensors"].dump_launch_tensors = True
+    for a in t.values():  # precompiled, as the generated module's kernels are
+        if a is not t["autotuned"]:
+            a.precompile()
+    label = {}
+
+    def labels():
+        for name, a in t.items():
+            for la in a.launchers:
+                label[id(la.__code__)] = name  # code objects of the same text compare equal
+
+    calls = {}
+
+    def prof(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "launcher":
+            labels()
+            name = label.get(id(frame.f_code), "?")
+            calls[name] = calls.get(name, 0) + 1
+
+    seen, allocators = [], []
+    own = lambda size, align, stream: None  # noqa: E731
+
+    def allocator():
+        a = _allocation._allocator.get()
+        cell = (a.__closure__ or [None])[0]
+        return cell.cell_contents.device_props.type if cell else getattr(a, "__name__", type(a).__name__)
+
+    sys.setprofile(prof)
+    try:
+        for i in range(N):
+            s = 0x1234 if i % 3 == 2 else 0
+            t["pointwise"].run(x, y, 64 + 100 * i, stream=s)
+            t["2d"].run(x, y, 8 + 3 * i, 64 + 50 * i, stream=s)
+            t["autotuned"].run(x, y, 64 + i, stream=s)
+            t["coordesc"].run(x, y, 64, stream=s)
+            t["coordesc_none"].run(x, y, 64, stream=s)
+            if i == N // 2:
+                r = one()
+                r.precompile()
+                t["replaced"].launchers = r.launchers  # as a re-autotune leaves it
+            t["replaced"].run(x, y, 300 + i, stream=s)
+            with profiler.profile():
+                t["profiler"].run(x, y, 64, stream=s)
+            with _debug_mode.DebugMode() as dm:
+                t["debug"].run(x, y, 64, stream=s)
+            seen.append(len(dm.calls))
+            knobs.runtime.launch_enter_hook.add(seen.append)
+            t["hook"].run(x, y, 64 + i, stream=s)
+            knobs.runtime.launch_enter_hook.remove(seen.append)
+            t["dump"].run(x, y, 64, stream=s)
+            t["dump_tensors"].run(x, y, 64, stream=s)
+            t["store_cubin"].run(x, y, 64, stream=s)
+            triton.set_allocator(own)
+            t["own_allocator"].run(x, y, 64, stream=s)
+            allocators.append(allocator())
+            t["static"].run(x, y, 64 + i, stream=s)
+        xpu = tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64), device_type="xpu")
+        xpu.precompile()
+        t["xpu"] = xpu
+        for i in range(N):  # alternating with another device type's autotuner: its allocator differs
+            xpu.run(x, y, 64, stream=0)
+            allocators.append(allocator())
+            t["pointwise"].run(x, y, 64, stream=0)
+            allocators.append(allocator())
+    finally:
+        sys.setprofile(None)
+    print("inductor: profiler records", len(torch._C._profiler._RecordFunctionFast.records))
+    print("inductor: debug mode recorded", seen.count(1), "hook saw",
+          sum(1 for m in seen if isinstance(m, dict)))
+    print("inductor: dumped", len(th.dumped), "saved", len(th.saved), "tuned", sorted(set(th.tuned)), len(th.tuned))
+    print("inductor: allocators", sorted(set(allocators)), allocators[:3], allocators[-3:])
+    print(" ".join("%s=%d" % kv for kv in sorted(calls.items())), file=sys.stderr)
+    print("inductor done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

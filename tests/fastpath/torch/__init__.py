@@ -19,6 +19,7 @@ float32 = dtype("float32", 4)
 float16 = dtype("float16", 2)
 int32 = dtype("int32", 4)
 int64 = dtype("int64", 8)
+int8 = dtype("int8", 1)
 bool_ = dtype("bool", 1)
 
 _next = [0x7f0000000000]
@@ -117,3 +118,22 @@ cuda.current_device = current_device
 _C = types.ModuleType("torch._C")
 _C._cuda_getDevice = _cuda_getDevice
 _C._cuda_getCurrentRawStream = _cuda_getCurrentRawStream
+_C._profiler = types.ModuleType("torch._C._profiler")
+
+
+class _RecordFunctionFast:
+    """The profiler's record of one call (Inductor's run() enters one per
+    launch while the profiler is on)."""
+    records = []
+
+    def __init__(self, name, args, kwargs):
+        self.name = name
+
+    def __enter__(self):
+        _RecordFunctionFast.records.append(self.name)
+
+    def __exit__(self, *exc):
+        pass
+
+
+_C._profiler._RecordFunctionFast = _RecordFunctionFast
