@@ -63,6 +63,9 @@ inductor: allocators ['cuda', 'xpu'] ['cuda', 'cuda', 'cuda'] ['cuda', 'xpu', 'c
     expect "py$v TRLAT_TIMING=all: every launch has py->driver time" \
         "$(fpk all 'sorted((k["name"], k["launches"] == k["py_to_driver_ns"]["count"]) for k in r["kernels"] if k["name"].startswith("ind_"))')" \
         "[('ind_2d_kernel', True), ('ind_pointwise_kernel', True)]"
+    run unk 1 FAKE_INDUCTOR_RUN_UNKNOWN=1
+    same "py$v inductor: a run() not modelled" off unk
+    expect "py$v a run() that reads other names is never served above the launcher" "$(calls unk)" "$all8"
     run skoff 0 FAKE_TRITON_LAUNCH_SKEW=128
     run skver verify FAKE_TRITON_LAUNCH_SKEW=128
     same "py$v inductor: verify, a launcher packing other than its block" skoff skver
