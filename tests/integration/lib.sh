@@ -63,6 +63,20 @@ find_pythons() {
     done
 }
 
+# fp_run TAG FASTPATH MODE N [env...]: the fast-path suites' workload
+# $PROG (default tests/fastpath/prog.py) MODE N under trlat with $PY, TRLAT_FASTPATH set:
+# $WORK/TAG.out (stdout, then the exit status), .err, .log (the
+# TRLAT_FASTPATH_LOG launch log), .json (the report); fpk TAG EXPR queries it.
+fp_run() {
+    local tag=$1 fp=$2 mode=$3 n=$4; shift 4
+    rm -f "$WORK/$tag.json" "$WORK/$tag.log"
+    env "$@" TRLAT_FASTPATH=$fp TRLAT_FASTPATH_LOG="$WORK/$tag.log" TRLAT_OUTPUT="$WORK/$tag.json" \
+        LD_PRELOAD=$LIB "$PY" "${PROG:-$ROOT/tests/fastpath/prog.py}" "$mode" "$n" >"$WORK/$tag.out" 2>"$WORK/$tag.err"
+    echo $? >>"$WORK/$tag.out"
+    touch "$WORK/$tag.log"
+}
+fpk() { rq "$WORK/$1.json" "$2"; }
+
 # The fast-path suites' comparison of two runs TAG A and B under $WORK
 # (A.out, A.log: stdout and the TRLAT_FASTPATH_LOG launch log).
 same() { # NAME A B: same stdout and launch log

@@ -11,15 +11,7 @@ PROG=$ROOT/tests/fastpath/prog.py
 
 mapfile -t pythons < <(find_pythons 9)
 
-run() { # TAG FASTPATH MODE N [env...]
-    local tag=$1 fp=$2 mode=$3 n=$4; shift 4
-    rm -f "$WORK/$tag.json" "$WORK/$tag.log"
-    env "$@" TRLAT_FASTPATH=$fp TRLAT_FASTPATH_LOG="$WORK/$tag.log" TRLAT_OUTPUT="$WORK/$tag.json" \
-        LD_PRELOAD=$LIB "$PY" "$PROG" "$mode" "$n" >"$WORK/$tag.out" 2>"$WORK/$tag.err"
-    echo $? >>"$WORK/$tag.out"
-    touch "$WORK/$tag.log"
-}
-fpk() { rq "$WORK/$1.json" "$2"; } # TAG EXPR
+run() { fp_run "$@"; } # TAG FASTPATH MODE N [env...]
 total() { fpk "$1" 'sum(k["fastpath"]["'"$2"'"] for k in r["kernels"] if k["fastpath"])'; }
 reason() { fpk "$1" 'sum(k["fastpath"]["fallbacks"].get("'"$2"'", 0) for k in r["kernels"] if k["fastpath"])'; }
 

@@ -9,19 +9,13 @@
 # launch keeps its sites and py->driver time; a launcher that packs other
 # than its memoized block is caught in verify mode. Every Python of 3.11+.
 . "$(dirname "$0")/lib.sh"
-PROG=$ROOT/tests/fastpath/prog.py
 
 mapfile -t pythons < <(find_pythons 11)
 
 run() { # TAG FASTPATH [env...]
     local tag=$1 fp=$2; shift 2
-    rm -f "$WORK/$tag.json" "$WORK/$tag.log"
-    env "$@" TRLAT_FASTPATH=$fp TRLAT_FASTPATH_LOG="$WORK/$tag.log" TRLAT_OUTPUT="$WORK/$tag.json" \
-        LD_PRELOAD=$LIB "$PY" "$PROG" inductor 8 >"$WORK/$tag.out" 2>"$WORK/$tag.err"
-    echo $? >>"$WORK/$tag.out"
-    touch "$WORK/$tag.log"
+    fp_run "$tag" "$fp" inductor 8 "$@"
 }
-fpk() { rq "$WORK/$1.json" "$2"; }
 k() { fpk "$1" "k(\"$2\")[\"fastpath\"]$3"; } # TAG KERNEL EXPR
 calls() { grep -v '^trlat: ' "$WORK/$1.err" | tail -1; } # each autotuner's launcher calls
 
