@@ -26,6 +26,8 @@ int fp_capture_begin(struct fp_capture *c)
         return -1;
     c->launches = 0;
     c->ok = 0;
+    c->legacy_ok = 0;
+    c->api = FP_API_EX;
     if ((c->ts = trlat_tstate_get()))
         trlat_launch_hooks_want(c->ts, 1); /* this thread's launches through the hook until the end */
     cap_tls = c;
@@ -140,12 +142,24 @@ void fp_capture_launch(struct fp_capture *c, const struct trlat_launch *l)
     }
     c->ok = 0;
     /* Triton 3.6's launcher: dlsym(libcuda, "cuLaunchKernelEx") (the legacy
-     * default stream), kernelParams set, extra 0 (driver.py _launch). */
-    if (l->rc != CUDA_SUCCESS || l->fn != TRLAT_FN_cuLaunchKernelEx || !l->config || l->extra || !l->params)
+     * default stream), kernelParams set, extra 0 (driver.py _launch);
+     * torch's static launcher: cuLaunchKernel, kernelParams set, extra 0. */
+    int legacy = l->fn == TRLAT_FN_cuLaunchKernel || l->fn == TRLAT_FN_cuLaunchKernel_ptsz;
+    if (l->rc != CUDA_SUCCESS || l->extra || !l->params ||
+        (legacy ? !c->legacy_ok : l->fn != TRLAT_FN_cuLaunchKernelEx || !l->config))
         return;
-    const CUlaunchConfig *cfg = l->config;
+    CUlaunchConfig lc = {.gridDimX = l->grid[0],
+                         .gridDimY = l->grid[1],
+                         .gridDimZ = l->grid[2],
+                         .blockDimX = l->block[0],
+                         .blockDimY = l->block[1],
+                         .blockDimZ = l->block[2],
+                         .sharedMemBytes = l->shmem,
+                         .hStream = l->stream};
+    const CUlaunchConfig *cfg = legacy ? &lc : l->config;
     if (cfg->numAttrs > FP_MAX_ATTRS || (cfg->numAttrs && !cfg->attrs))
         return;
+    c->api = !legacy ? FP_API_EX : l->fn == TRLAT_FN_cuLaunchKernel ? FP_API_LEGACY : FP_API_LEGACY_PTSZ;
     if (fp_pinfo_get((CUfunction)l->func, &c->pi) || c->pi.blob_len > FP_MAX_BLOB)
         return;
     memset(c->blob, 0, c->pi.blob_len);

@@ -419,21 +419,15 @@ static struct cstate *begin(struct fp_clayout *L, const struct ccall *cc, struct
     return st;
 }
 
-/* Verify mode: the launcher's own launch against what the replay would have
- * launched: NULL when the same, else what differed. Field by field: the
- * launcher fills its CUlaunchConfig and attributes member by member on its
- * stack, so their padding and the unused bytes of an attribute's value
- * hold whatever was there, which the driver never reads. */
-static const char *same_launch(const struct fp_entry *e, const struct cstate *st, unsigned *param)
+const char *fp_launch_differs(const struct fp_entry *e, const struct fp_capture *cap, const unsigned g[3],
+                              uint64_t stream, const struct fp_want *want, unsigned *param)
 {
-    const struct fp_capture *cap = &st->cap;
-    const unsigned *g = st->cc.g;
     if ((uint64_t)g[0] * g[1] * g[2] == 0)
         return cap->launches == 0 ? NULL : "a launch for an empty grid";
     if (cap->launches != 1 || !cap->ok)
         return cap->launches != 1 ? "the number of launches" : "a launch not captured";
-    if (cap->func != e->func)
-        return "the function";
+    if (cap->func != e->func || cap->api != e->api)
+        return "the function or entry point";
     if (cap->pi.n != e->nparams || cap->pi.blob_len != e->blob_len)
         return "the parameter layout";
     const CUlaunchConfig *w = &e->cfg, *c = &cap->cfg;
@@ -442,7 +436,7 @@ static const char *same_launch(const struct fp_entry *e, const struct cstate *st
     if (c->blockDimX != w->blockDimX || c->blockDimY != w->blockDimY || c->blockDimZ != w->blockDimZ ||
         c->sharedMemBytes != w->sharedMemBytes)
         return "the block or shared memory";
-    if ((uintptr_t)c->hStream != st->cc.c.stream)
+    if ((uintptr_t)c->hStream != stream)
         return "the stream";
     if (c->numAttrs != w->numAttrs)
         return "the attributes";
@@ -453,7 +447,7 @@ static const char *same_launch(const struct fp_entry *e, const struct cstate *st
     unsigned char blob[FP_MAX_BLOB];
     memcpy(blob, e->blob, e->blob_len);
     if (e->kind == FP_E_VALUE)
-        fp_slots_patch(blob, e->slots, e->nslots, st->cc.c.want);
+        fp_slots_patch(blob, e->slots, e->nslots, want);
     for (unsigned i = 0; i < e->nparams; i++)
         if (memcmp(blob + e->off[i], cap->blob + e->off[i], e->size[i])) {
             *param = i;
@@ -472,7 +466,8 @@ void fp_launcher_done(void *state, PyObject *result)
     if (st->verify) {
         struct fp_entry *e = st->verify;
         unsigned param = 0;
-        const char *what = result ? same_launch(e, st, &param) : NULL;
+        const char *what =
+            result ? fp_launch_differs(e, &st->cap, st->cc.g, st->cc.c.stream, st->cc.c.want, &param) : NULL;
         if (what) {
             static atomic_flag once;
             char part[48] = "";

@@ -319,6 +319,7 @@ struct fp_entry *fp_entry_capture(const struct fp_key *k, const struct fp_captur
     }
     e->kind = ident ? FP_E_IDENT : FP_E_VALUE;
     e->num_ctas = (uint8_t)num_ctas;
+    e->api = cap->api;
     e->func = cap->func;
     e->cfg = cap->cfg;
     e->cfg.attrs = NULL;
@@ -510,7 +511,9 @@ static const struct trlat_pymemo pymemo = {.before = fp_before,
                                            .launch = fp_launcher_call,
                                            .launched = fp_launcher_done,
                                            .compiled_getitem = fp_compiled_getitem,
-                                           .entry = fp_inductor_run};
+                                           .entry = fp_inductor_run,
+                                           .static_launch = fp_static_call,
+                                           .static_launched = fp_static_done};
 
 /* ---- the module ---- */
 static void start(void)

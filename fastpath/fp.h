@@ -269,6 +269,7 @@ struct fp_entry {
     uint8_t ref;    /* clock bit */
     uint8_t kind;   /* FP_E_* */
     uint8_t num_ctas;
+    uint8_t api;   /* FP_API_*: the driver entry point it replays through */
     uint8_t dead;  /* unlinked while pinned: freed at the last unpin */
     uint16_t pins; /* a hit in progress (Python code may run meanwhile): not evicted */
     /* the launch block */
@@ -320,11 +321,19 @@ struct fp_pinfo {
  * function); 0 when known, -1 when the driver cannot say. */
 int fp_pinfo_get(CUfunction f, struct fp_pinfo *out);
 
+/* The launch entry point a block was captured at and is replayed through:
+ * Triton's launcher calls cuLaunchKernelEx; torch's static CUDA launcher
+ * cuLaunchKernel (its config then holds the grid, block, shared memory and
+ * stream, and no attributes). */
+enum { FP_API_EX = 0, FP_API_LEGACY, FP_API_LEGACY_PTSZ };
+
 struct trlat_tstate;
 struct fp_capture {
     struct trlat_tstate *ts; /* the thread asking for its launches through the hook (NULL: none) */
     uint32_t launches;       /* launches seen since begin */
     int ok;                  /* the first launch was copied whole */
+    uint8_t legacy_ok;       /* a cuLaunchKernel launch is copied too (set after begin), else only Ex */
+    uint8_t api;             /* FP_API_*: where the copied launch was made */
     CUfunction func;
     CUcontext ctx;
     CUlaunchConfig cfg;

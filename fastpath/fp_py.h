@@ -450,6 +450,27 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
 int fp_launcher_serve(PyObject *launcher, const unsigned g[3], uint64_t stream, PyObject *function, PyObject *packed,
                       PyObject *const *kargs, Py_ssize_t nk, PyObject **result);
 
+/* Verify mode: a call's own launch (cap) against what replaying e with this
+ * call's grid, stream and wants would have launched: NULL when the same,
+ * else what differed (*param: the parameter, for "parameter"). Field by
+ * field: Triton's launcher fills its CUlaunchConfig and attributes member
+ * by member on its stack, so their padding and the unused bytes of an
+ * attribute's value hold whatever was there, which the driver never reads. */
+const char *fp_launch_differs(const struct fp_entry *e, const struct fp_capture *cap, const unsigned g[3],
+                              uint64_t stream, const struct fp_want *want, unsigned *param);
+
+/* ---- torch's static CUDA launcher (static_launcher.c) ---- */
+/* StaticallyLaunchedTritonKernel.run(self, grid_x, grid_y, grid_z, stream,
+ * *args): as fp_launcher_call and fp_launcher_done. */
+PyObject *fp_static_call(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, void **state);
+void fp_static_done(void *state, PyObject *result);
+/* k.run(*g, stream, *kargs) replayed: 1, or 0 when run() must run. */
+int fp_static_serve(PyObject *k, const unsigned g[3], uint64_t stream, PyObject *const *kargs, Py_ssize_t nk);
+/* Whether runner is k.run of a static kernel served here: 1 (*k borrowed
+ * from runner), 0 not, -1 one whose class is not known yet (its kernels'
+ * first runs teach it). */
+int fp_static_kernel_of(PyObject *runner, PyObject **k);
+
 /* An enter or exit hook the launcher would call to no effect (compiled.c). */
 int fp_hook_idle(PyObject *h);
 

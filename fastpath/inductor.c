@@ -26,9 +26,11 @@
  * code, a closure over an autotuner of that type): the allocation it would
  * make is the same. Verify mode serves nothing here; it checks each grid the
  * program computes against the one the launcher gets, and the launcher
- * layer checks the block. A static CUDA launcher's runner (torch's
- * StaticallyLaunchedCudaKernel) is not a CudaLauncher: its calls are never
- * served here. Everything runs with the GIL held. */
+ * layer checks the block. A launcher whose runner is torch's static CUDA
+ * launcher (StaticallyLaunchedCudaKernel.run) passes the grid, the stream
+ * and the kernel arguments alone: a hit hands them to that layer's memo
+ * (static_launcher.c fp_static_serve) instead, and no launch hook is
+ * asked (that launcher calls none). Everything runs with the GIL held. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
 
@@ -119,8 +121,9 @@ struct ind {
     PyObject *devtype;                                   /* held: self.device_props.type */
     struct gp_prog *p;                                   /* never freed */
     PyObject *runner, *function, *packed, *enter, *exit; /* borrowed from the analysis p holds */
-    unsigned nparams, nk;                                /* the launcher's arguments but the stream; kernel arguments */
-    int16_t src[FP_MAX_ARGS];                            /* a kernel argument: >= 0 the launcher's argument, -1 obj[] */
+    PyObject *static_k;       /* a static launcher's kernel object (borrowed, as runner), else NULL */
+    unsigned nparams, nk;     /* the launcher's arguments but the stream; kernel arguments */
+    int16_t src[FP_MAX_ARGS]; /* a kernel argument: >= 0 the launcher's argument, -1 obj[] */
     PyObject *obj[FP_MAX_ARGS];
     const char *bad; /* why never served (NULL: served when the state allows) */
     unsigned tries;
@@ -400,7 +403,33 @@ static void analyse(struct ind *I, PyObject *launcher)
     PyObject *spec = runner ? PY(PyTuple_GetItem)(call, 1) : NULL;
     PyObject *argc = runner ? PY(PyTuple_GetItem)(call, 2) : NULL;
     Py_ssize_t ns = spec && FP_TYPE(spec) == fpy.t_tuple ? PY(PyTuple_Size)(spec) : -1;
-    if (!p) {
+    PyObject *sk = NULL;
+    int is_static = p && runner ? fp_static_kernel_of(runner, &sk) : 0;
+    I->static_k = NULL;
+    if (is_static < 0) {
+        /* a static launcher's, whose class its layer has not learnt yet */
+        trlat_py_drop(I->launcher);
+        I->launcher = NULL;
+        I->tries--;
+        I->bad = "its static launcher is not known yet";
+    } else if (is_static) {
+        /* runner(grid_0, grid_1, grid_2, stream, *kernel arguments) */
+        for (Py_ssize_t i = 0; i < ns && !I->bad; i++) {
+            PyObject *t = PY(PyTuple_GetItem)(spec, i), *a = PY(PyTuple_GetItem)(t, 0), *b = PY(PyTuple_GetItem)(t, 1);
+            long src = PY(PyLong_AsLong)(a);
+            if (src == 2 || ns > FP_MAX_ARGS)
+                I->bad = "its runner call is not a static launcher's";
+            I->src[i] = (int16_t)(src == 1 ? -1 : PY(PyLong_AsLong)(b));
+            I->obj[i] = src == 1 ? b : NULL;
+        }
+        if (!I->bad) {
+            I->runner = runner;
+            I->static_k = sk;
+            I->nk = (unsigned)ns;
+            I->nparams = (unsigned)PY(PyLong_AsLong)(argc) - 1;
+            I->p = p;
+        }
+    } else if (!p) {
         I->bad = why ? why : "not analysed";
     } else if (ns < 5 || ns - 5 > FP_MAX_ARGS || !argc || FP_TYPE(argc) != fpy.t_long) {
         I->bad = "its runner call is not a CudaLauncher's";
@@ -444,7 +473,8 @@ static void analyse(struct ind *I, PyObject *launcher)
         if (I->bad)
             trlat_log_debug("fast path: inductor: a launcher is not served above its runner: %s", I->bad);
         else
-            trlat_log_debug("fast path: inductor: a launcher of %u arguments is served above its runner", I->nparams);
+            trlat_log_debug("fast path: inductor: a launcher of %u arguments is served above its %s", I->nparams,
+                            I->static_k ? "static launcher" : "runner");
     }
 }
 
@@ -574,10 +604,11 @@ PyObject *fp_inductor_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
     int u;
     PyObject *so = args[nargs];
     if (fp_gprog_run_args(I->p, I->launcher, args + 1, nargs - 1, g) || FP_TYPE(so) != fpy.t_long ||
-        fp_read_int(so, &stream, &u) || !fp_hook_idle(I->enter) || !fp_hook_idle(I->exit) || debug_mode_on())
-        return NULL;
+        fp_read_int(so, &stream, &u) || (!I->static_k && (!fp_hook_idle(I->enter) || !fp_hook_idle(I->exit))) ||
+        debug_mode_on())
+        return NULL; /* (a static launcher calls no launch hook) */
     if (fp_conf.verify) {
-        expect.runner = I->runner;
+        expect.runner = I->static_k ? I->static_k : I->runner;
         expect.I = I;
         memcpy(expect.g, g, sizeof g);
         return NULL; /* run() runs; its launcher's call is checked and verified */
@@ -586,6 +617,12 @@ PyObject *fp_inductor_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
     for (unsigned i = 0; i < I->nk; i++)
         kargs[i] = I->src[i] >= 0 ? args[1 + I->src[i]] : I->obj[i];
     PyObject *result = NULL;
+    if (I->static_k) {
+        if (!fp_static_serve(I->static_k, g, stream, kargs, I->nk))
+            return NULL;
+        PY(Py_IncRef)(fpy.o_none);
+        return fpy.o_none;
+    }
     fp_launcher_serve(I->runner, g, stream, I->function, I->packed, kargs, I->nk, &result);
     return result; /* NULL with an error set: the replay's launch failed, raised as the launcher would */
 }

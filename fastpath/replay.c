@@ -1,5 +1,6 @@
 /* Replay: the real cuLaunchKernelEx (through trlat_launch_ex, so the report
- * counts it like any launch) with the memoized block: the stream and grid of
+ * counts it like any launch), or cuLaunchKernel for a block captured there
+ * (torch's static launcher), with the memoized block: the stream and grid of
  * this call, in value mode this call's pointers and scalars written into
  * their slots. As Triton's launcher does (driver.py launch), the GIL is
  * released around the driver call (TRLAT_FASTPATH_GIL=keep holds it).
@@ -98,13 +99,15 @@ CUresult fp_replay(const struct fp_entry *e, const struct fp_call *c, const unsi
     if (e->kind == FP_E_VALUE)
         fp_slots_patch(b->buf, e->slots, e->nslots, c->want);
     CUfunction f = e->func;
+    int api = e->api;
     /* nothing of e is read past this point: another thread may evict it */
     struct trlat_tstate *ts = trlat_tls;
     if (ts)
         trlat_sample_hit(ts); /* TRLAT_TIMING=sampled */
     b->busy = 1;
     void *saved = fp_conf.keep_gil ? NULL : PY(PyEval_SaveThread)();
-    CUresult rc = trlat_launch_ex(cfg, f, b->ptrs, NULL);
+    CUresult rc = api == FP_API_EX ? trlat_launch_ex(cfg, f, b->ptrs, NULL)
+                                   : trlat_launch_legacy(api == FP_API_LEGACY_PTSZ, cfg, f, b->ptrs);
     if (saved)
         PY(PyEval_RestoreThread)(saved);
     b->busy = 0;

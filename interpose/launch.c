@@ -252,6 +252,13 @@ CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **para
     return launch_kernel_ex(TRLAT_FN_cuLaunchKernelEx, 0, __builtin_return_address(0), config, f, params, extra);
 }
 
+CUresult trlat_launch_legacy(int ptsz, const CUlaunchConfig *c, CUfunction f, void **params)
+{
+    return launch_kernel(ptsz ? TRLAT_FN_cuLaunchKernel_ptsz : TRLAT_FN_cuLaunchKernel, 0, __builtin_return_address(0),
+                         f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+                         c->sharedMemBytes, c->hStream, params, NULL);
+}
+
 #define LK_PARAMS                                                                                            \
     CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sh, \
         CUstream s, void **p, void **e

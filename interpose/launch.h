@@ -31,5 +31,9 @@ static inline void trlat_launch_hooks_want(struct trlat_tstate *ts, int d)
 /* A launch made by trlat itself (the fast path's replay), through slot 0 of
  * cuLaunchKernelEx, recorded like any other. */
 CUresult trlat_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
+/* The same through slot 0 of cuLaunchKernel (ptsz: cuLaunchKernel_ptsz),
+ * for a replay of a launch the program made there, with its launch
+ * block's values. */
+CUresult trlat_launch_legacy(int ptsz, const CUlaunchConfig *c, CUfunction f, void **params);
 
 #endif

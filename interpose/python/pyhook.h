@@ -24,6 +24,7 @@ enum trlat_pyhook_kind {
     TRLAT_PYHOOK_LAUNCHER_INIT = 7,    /* CudaLauncher.__init__: the fast path reads the signature */
     TRLAT_PYHOOK_PHASE_KEY = 8,        /* triton.runtime.jit.compute_cache_key: a phase's start (TRLAT_PY_PHASES) */
     TRLAT_PYHOOK_PHASE_META = 9,       /* CompiledKernel.launch_metadata: likewise */
+    TRLAT_PYHOOK_STATIC_RUN = 10,      /* torch's StaticallyLaunchedTritonKernel.run: the fast path's static layer */
     TRLAT_PYHOOK_KINDS
 };
 
@@ -66,6 +67,10 @@ struct trlat_pymemo {
      * served, NULL with an error when the served launch raised, NULL
      * without one when orig must run. */
     PyObject *(*entry)(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+    /* torch's static CUDA launcher, StaticallyLaunchedTritonKernel.run
+     * (STATIC_RUN): as launch and launched, args[0] the kernel object. */
+    PyObject *(*static_launch)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, void **state);
+    void (*static_launched)(void *state, PyObject *result);
 };
 /* Finds the module that offers one (none: the hook only profiles). At the
  * hook's start. */

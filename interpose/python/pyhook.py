@@ -22,6 +22,10 @@
 #   COMPILED_GETITEM), noting when kernel[grid] was evaluated;
 # - CudaLauncher.__init__ (LAUNCHER_INIT), under TRLAT_FASTPATH only: the
 #   launcher memo reads each launcher's signature as it is made;
+# - torch's static CUDA launcher, StaticallyLaunchedTritonKernel.run
+#   (STATIC_RUN): found with Inductor's CachingAutotuner, whose module
+#   imports it first; timed when a program calls a launcher of Inductor's
+#   itself, the fast path's static layer under TRLAT_FASTPATH;
 # - triton.runtime.jit.compute_cache_key and CompiledKernel.launch_metadata
 #   (PHASE_KEY, PHASE_META), under TRLAT_PY_PHASES only: marks in a call's
 #   py->driver (interpose/python/pyphase.h).
@@ -31,7 +35,7 @@ import atexit
 import sys
 
 JIT, AUTOTUNER, HEURISTICS, GETITEM, ENTRY, LAUNCHER, COMPILED_GETITEM, LAUNCHER_INIT = 0, 1, 2, 3, 4, 5, 6, 7
-PHASE_KEY, PHASE_META = 8, 9
+PHASE_KEY, PHASE_META, STATIC_RUN = 8, 9, 10
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 
 _patched = {}    # class -> original run
@@ -144,6 +148,11 @@ def _patch_entry(cls):
         if d:
             _trlat_site_rule(False, d)  # Inductor's runtime: no call site in it
     _patch_plain(cls, "run", ENTRY, say=False)  # a library's own design: nothing to say
+    if mod == "torch._inductor.runtime.triton_heuristics":
+        static = getattr(sys.modules.get("torch._inductor.runtime.static_triton_launcher"),
+                         "StaticallyLaunchedTritonKernel", None)
+        if isinstance(static, type):
+            _patch_plain(static, "run", STATIC_RUN, say=False)
 
 
 def _subclasses(root):

@@ -112,16 +112,18 @@ static PyObject *none_ref(void)
     return trlat_py.none;
 }
 
-/* CudaLauncher.__call__ through the memo's launcher layer. */
-static PyObject *launch_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* CudaLauncher.__call__ (or a static launcher's run) through the memo's
+ * launcher layer (or its static one). */
+static PyObject *launch_with_fastpath(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                      PyObject *(*launch)(PyObject *const *, Py_ssize_t, PyObject *, void **),
+                                      void (*launched)(void *, PyObject *))
 {
-    const struct trlat_pymemo *memo = memo_ops;
     void *state = NULL;
-    PyObject *r = memo->launch(args, nargs, kwnames, &state);
+    PyObject *r = launch(args, nargs, kwnames, &state);
     if (r || PY(PyErr_Occurred)())
         return r; /* replayed, or its launch failed and raised as the launcher's would */
     r = vectorcall(orig, args, nargs, kwnames);
-    memo->launched(state, r);
+    launched(state, r);
     return r;
 }
 
@@ -136,14 +138,17 @@ static PyObject *entry_with_fastpath(PyObject *orig, PyObject *const *args, Py_s
 
 static inline PyObject *call_orig(int kind, PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if ((kind == TRLAT_PYHOOK_JIT || kind == TRLAT_PYHOOK_LAUNCHER || kind == TRLAT_PYHOOK_ENTRY) && nargs >= 1 &&
-        trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
+    if ((kind == TRLAT_PYHOOK_JIT || kind == TRLAT_PYHOOK_LAUNCHER || kind == TRLAT_PYHOOK_ENTRY ||
+         kind == TRLAT_PYHOOK_STATIC_RUN) &&
+        nargs >= 1 && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
         if (kind == TRLAT_PYHOOK_JIT)
             return run_with_fastpath(orig, args, nargs, kwnames);
         if (kind == TRLAT_PYHOOK_ENTRY && memo_ops && memo_ops->entry)
             return entry_with_fastpath(orig, args, nargs, kwnames);
         if (kind == TRLAT_PYHOOK_LAUNCHER && memo_ops)
-            return launch_with_fastpath(orig, args, nargs, kwnames);
+            return launch_with_fastpath(orig, args, nargs, kwnames, memo_ops->launch, memo_ops->launched);
+        if (kind == TRLAT_PYHOOK_STATIC_RUN && memo_ops && memo_ops->static_launch)
+            return launch_with_fastpath(orig, args, nargs, kwnames, memo_ops->static_launch, memo_ops->static_launched);
     }
     return vectorcall(orig, args, nargs, kwnames);
 }

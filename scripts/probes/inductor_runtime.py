@@ -17,7 +17,7 @@ import triton
 from torch._inductor.runtime import triton_heuristics as th
 
 rt = os.path.dirname(th.__file__)
-for f in ("triton_heuristics.py", "static_cuda_launcher.py", "triton_compat.py"):
+for f in ("triton_heuristics.py", "static_cuda_launcher.py", "static_triton_launcher.py", "triton_compat.py"):
     if os.path.exists(os.path.join(rt, f)):
         shutil.copy(os.path.join(rt, f), os.path.join(out, f))
 print("versions", sys.version.split()[0], torch.__version__, triton.__version__)
@@ -62,3 +62,14 @@ for o in gc.get_objects():
             print("   static kernel", {k: (v if not isinstance(v, (bytes, str)) or len(v) < 200 else "...")
                                         for k, v in ks.__dict__.items()})
 print("autotuners seen", seen)
+try:
+    from torch._inductor.runtime.static_triton_launcher import StaticallyLaunchedCudaKernel as K
+    kr = K.run
+    print("static run", type(kr), "co_names", sorted(kr.__code__.co_names), "varnames", kr.__code__.co_varnames,
+          "argcount", kr.__code__.co_argcount, "flags", hex(kr.__code__.co_flags), "consts", kr.__code__.co_consts)
+    dis.dis(kr)
+    print("static class dict", sorted(K.__dict__))
+    from torch._C import _StaticCudaLauncher
+    print("_StaticCudaLauncher", _StaticCudaLauncher, dir(_StaticCudaLauncher))
+except Exception as e:  # noqa: BLE001
+    print("static probe failed", type(e).__name__, e)

@@ -863,9 +863,12 @@ def inductor():
     would do more or other (the profiler or a DebugMode on, a launch hook
     added, params dumped, a cubin stored, coordinate descent that finds
     nothing, the program's own allocator set, another device type's
-    allocator) or for a launcher whose runner is not Triton's (a static
-    launcher's). sys.setprofile counts each autotuner's launcher calls (on
-    stderr): all of them run with the fast path off."""
+    allocator) or for a launcher whose runner is neither Triton's nor torch's
+    static launcher (another class's). torch's static launcher served above
+    its launcher, and below it when its launcher is called directly.
+    sys.setprofile counts each autotuner's launcher calls and the static
+    launcher's run calls (on stderr): all of them run with the fast path
+    off.""" 
     from torch._inductor.runtime import triton_heuristics as th
     from torch.autograd import profiler
     from torch.utils import _debug_mode
@@ -897,6 +900,10 @@ def inductor():
         "store_cubin": tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64), store_cubin=True),
         "own_allocator": one(),
         "static": tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64), static=True),
+        "static_2d": tuner(ind_2d_kernel, [{"YBLOCK": 4, "XBLOCK": 32}], (x, y, 16, 64), grid=("xnumel", "ynumel"),
+                           static=True),
+        "static_direct": tuner(ind_pointwise_kernel, [{"XBLOCK": 64}], (x, y, 64), static=True),
+        "other_runner": tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64), static="other"),
     }
     t["dump"].dump_launch_params = True
     t["dump_tensors"].dump_launch_tensors = True
@@ -917,6 +924,8 @@ def inductor():
             labels()
             name = label.get(id(frame.f_code), "?")
             calls[name] = calls.get(name, 0) + 1
+        elif event == "call" and frame.f_code.co_name == "run" and "static_triton" in frame.f_code.co_filename:
+            calls["static_run"] = calls.get("static_run", 0) + 1  # StaticallyLaunchedTritonKernel.run
 
     seen, allocators = [], []
     own = lambda size, align, stream: None  # noqa: E731
@@ -955,6 +964,9 @@ def inductor():
             t["own_allocator"].run(x, y, 64, stream=s)
             allocators.append(allocator())
             t["static"].run(x, y, 64 + i, stream=s)
+            t["static_2d"].run(x, y, 8 + 3 * i, 64 + 50 * i, stream=s)
+            t["static_direct"].launchers[0](x, None if i % 2 else y, 64 + 7 * i, stream=s)  # not through run()
+            t["other_runner"].run(x, y, 64 + i, stream=s)
         xpu = tuner(ind_pointwise_kernel, [{"XBLOCK": 128}], (x, y, 64), device_type="xpu")
         xpu.precompile()
         t["xpu"] = xpu

@@ -158,6 +158,55 @@ START_TEST(zero_two_or_foreign_launches_give_no_block)
 }
 END_TEST
 
+/* torch's static launcher's cuLaunchKernel (and its _ptsz twin): copied
+ * only when the capture asks for it, its config made from the call's
+ * grid, block, shared memory and stream, and where it was made noted. */
+START_TEST(legacy_launch_copied_when_asked)
+{
+    load_fake();
+    CUfunction f = kernel("cap_legacy");
+    struct args a;
+    args_init(&a);
+    struct trlat_launch l = {.fn = TRLAT_FN_cuLaunchKernel,
+                             .func = f,
+                             .grid = {5, 2, 1},
+                             .block = {256, 1, 1},
+                             .shmem = 1024,
+                             .stream = (CUstream)0x1234,
+                             .params = a.p};
+    static struct fp_capture c;
+    ck_assert_int_eq(fp_capture_begin(&c), 0);
+    fp_capture_launch(&c, &l);
+    fp_capture_end(&c);
+    ck_assert(!c.ok); /* the Triton layers' captures take cuLaunchKernelEx alone */
+    for (int ptsz = 0; ptsz < 2; ptsz++) {
+        l.fn = ptsz ? TRLAT_FN_cuLaunchKernel_ptsz : TRLAT_FN_cuLaunchKernel;
+        ck_assert_int_eq(fp_capture_begin(&c), 0);
+        c.legacy_ok = 1;
+        fp_capture_launch(&c, &l);
+        fp_capture_end(&c);
+        ck_assert(c.ok);
+        ck_assert_int_eq(c.api, ptsz ? FP_API_LEGACY_PTSZ : FP_API_LEGACY);
+        ck_assert_uint_eq(c.cfg.gridDimX, 5);
+        ck_assert_uint_eq(c.cfg.gridDimY, 2);
+        ck_assert_uint_eq(c.cfg.blockDimX, 256);
+        ck_assert_uint_eq(c.cfg.sharedMemBytes, 1024);
+        ck_assert_ptr_eq(c.cfg.hStream, (CUstream)0x1234);
+        ck_assert_uint_eq(c.cfg.numAttrs, 0);
+        ck_assert_int_eq(memcmp(c.blob + c.pi.off[0], &a.x, 8), 0);
+    }
+    /* a cuLaunchKernelEx launch under such a capture is still copied as one */
+    CUlaunchConfig cfg = {.gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1};
+    struct trlat_launch ex = launch_of(f, &cfg, &a);
+    ck_assert_int_eq(fp_capture_begin(&c), 0);
+    c.legacy_ok = 1;
+    fp_capture_launch(&c, &ex);
+    fp_capture_end(&c);
+    ck_assert(c.ok);
+    ck_assert_int_eq(c.api, FP_API_EX);
+}
+END_TEST
+
 START_TEST(hook_captures_and_logs_real_launches)
 {
     load_fake();
@@ -262,6 +311,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("capture");
     tcase_add_test(t, one_launch_is_copied_whole);
     tcase_add_test(t, zero_two_or_foreign_launches_give_no_block);
+    tcase_add_test(t, legacy_launch_copied_when_asked);
     tcase_add_test(t, hook_captures_and_logs_real_launches);
     tcase_add_test(t, hook_captures_without_a_log);
     tcase_add_test(t, unsampled_hit_times_its_calls_later_launches);

@@ -137,3 +137,12 @@ class _RecordFunctionFast:
 
 
 _C._profiler._RecordFunctionFast = _RecordFunctionFast
+version = types.ModuleType("torch.version")
+version.hip = None
+
+from ._static_cuda_launcher import _StaticCudaLauncher  # noqa: E402
+
+_C._StaticCudaLauncher = _StaticCudaLauncher
+import sys  # noqa: E402
+
+sys.modules["torch._C"] = _C  # `from torch._C import ...`, as the static launcher imports it

@@ -5,8 +5,11 @@
 # launcher the same way: def launcher(<args>, stream) computing grid_0..2
 # from the int arguments and calling the kernel's CudaLauncher with the
 # kernel's function, packed metadata, bin.launch_metadata(...) (whenever a
-# launch enter hook object is set) and the hooks. Not torch's code: a model
-# of it, for trlat's CPU tests. Compiling goes through the stand-in JIT's
+# launch enter hook object is set) and the hooks; StaticTritonCompileResult
+# generates one that calls a StaticallyLaunchedCudaKernel's run with the
+# grid, the stream and the arguments that are not constexprs (the static
+# launcher, 2.11's default). Not torch's code: a model of it, for trlat's
+# CPU tests. Compiling goes through the stand-in JIT's
 # warmup (torch compiles an ASTSource); a kernel's example arguments come
 # with its triton_meta.
 import os
@@ -18,6 +21,10 @@ from torch.autograd import profiler as autograd_profiler
 from torch.utils._debug_mode import get_active_debug_mode
 from triton import knobs
 from triton.runtime.jit import KernelInterface
+
+from torch._static_cuda_launcher import _functions as _cubin_functions
+
+from .static_triton_launcher import StaticallyLaunchedCudaKernel
 
 dumped = []  # what _dump_launch_params and _dump_launch_tensors wrote
 saved = []  # save_gpu_kernel's calls
@@ -125,10 +132,10 @@ class CompileResult:
                 "launch_enter_hook", "launch_exit_hook", *call_args]
 
 
-class StaticallyLaunchedKernel:
-    """StaticallyLaunchedCudaKernel's shape: run(grid_0, grid_1, grid_2,
-    stream, *args), a bound method of an object that is not Triton's
-    launcher (here it launches through one)."""
+class OtherRunner:
+    """A runner of a shape like the static launcher's, run(grid_0, grid_1,
+    grid_2, stream, *args), a bound method of a class the fast path does
+    not know (it launches through Triton's launcher)."""
 
     def __init__(self, binary):
         self.binary = binary
@@ -138,13 +145,44 @@ class StaticallyLaunchedKernel:
         b.run(grid_0, grid_1, grid_2, stream, b.function, b.packed_metadata, None, None, None, *args)
 
 
-class StaticCompileResult(CompileResult):
+class OtherRunnerCompileResult(CompileResult):
 
     def runner(self, binary):
-        return StaticallyLaunchedKernel(binary).run
+        return OtherRunner(binary).run
 
     def runner_args(self, launch_metadata, call_args):
         return ["grid_0", "grid_1", "grid_2", "stream", *call_args]
+
+
+class StaticTritonCompileResult(CompileResult):
+    """2.11's: the kernel loaded through the static launcher, whose run the
+    launcher calls with the grid, the stream and the arguments that are
+    not constexprs."""
+
+    def make_launcher(self):
+        binary = self.kernel
+        binary._init_handles()
+        path = "/fake/cubin/%s-%d.cubin" % (binary.name, id(binary))
+        _cubin_functions[path] = binary.function  # what loading the cubin at path returns
+        binary._cubin_path = path
+        k = StaticallyLaunchedCudaKernel(binary)
+        k.load_kernel(0)
+        fn = binary.src.fn
+        constants = dict(self.config.kwargs)
+        def_args = [a for a in fn.arg_names if a not in constants]
+        call_args = [a for i, a in enumerate(k.arg_names) if i not in k.full_constexprs]
+        code = "\n".join(["def launcher(%s, stream):" % ", ".join(def_args), *self._grid_lines(),
+                          "    runner(%s)" % ", ".join(["grid_0", "grid_1", "grid_2", "stream", *call_args])])
+        scope = {"runner": k.run}
+        exec(code, scope)
+        launcher = scope["launcher"]
+        launcher.config = self.config
+        launcher.n_regs, launcher.n_spills = k.n_regs, k.n_spills
+        launcher.shared = k.shared
+        launcher.cache_hash = binary.name
+        launcher.store_cubin = False
+        launcher._is_static = True
+        return launcher
 
 
 class CachingAutotuner(KernelInterface):
@@ -170,7 +208,7 @@ class CachingAutotuner(KernelInterface):
 
     def precompile(self):
         example = self.triton_meta["example_args"]
-        cls = StaticCompileResult if self.static else CompileResult
+        cls = {False: CompileResult, True: StaticTritonCompileResult, "other": OtherRunnerCompileResult}[self.static]
         self.compile_results = [
             cls(self.fn.warmup(*example, grid=(1, ), **c.kwargs), c, self.triton_meta, self.inductor_meta)
             for c in self.configs
