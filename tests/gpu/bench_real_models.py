@@ -18,8 +18,11 @@ A mode ab switches the fast path off and on at run time between
 steady-state steps of one process (REAL_AB=1 in real_models.py): the step
 time with and without it, without the drift between processes.
 
+A mode pab switches profiling (recording) off and on the same way, the
+fast path off and CUPTI off: what profile mode costs, without that drift.
+
   scripts/gpu-test.sh bench_real_models.py    [REAL_ROUNDS=2] [REAL_WORKLOADS=direct,liger,compile,gems]
-                                              [REAL_MODES=off,prof,fp,ab,ver] [REAL_STEPS=gems:120]"""
+                                              [REAL_MODES=off,prof,fp,ab,ver,pab] [REAL_STEPS=gems:120]"""
 import collections
 import importlib.util
 import os
@@ -71,13 +74,19 @@ for w in WORKLOADS:
             # weighted 16 times can dominate
             env = ({"TRLAT_FASTPATH": "1"} if mode == "fp" else {"TRLAT_FASTPATH": "verify"} if mode == "ver" else
                    {"TRLAT_FASTPATH": "1", "REAL_AB": "1", "TRLAT_TIMING": "all"} if mode == "ab" else
+                   {"REAL_AB": "1", "REAL_AB_SWITCH": "profiling", "TRLAT_CUPTI": "0"} if mode == "pab" else
                    {"TRLAT_CUPTI": "0"})
             o, e, rc, rep = run([sys.executable, os.path.join(HERE, "real_models.py"), w, str(STEPS[w])],
                                 preload=mode != "off", env=env, timeout=400)
             if not check(f"{w} {mode} round {r}: exit 0", rc == 0, (o + e)[-300:]):
                 continue
             ab = re.search(r"AB_US on ([0-9.]+) off ([0-9.]+) steps ([0-9]+)", o)
-            if ab:
+            if ab and mode == "pab":
+                on, off = float(ab.group(1)), float(ab.group(2))
+                print(f"TABLE real_models {w} round {r} in-process profiling A/B: step recorded {on:.1f} us, paused "
+                      f"{off:.1f} us: {on / off:.3f}x (target 1.03x; {ab.group(3)} steps each, switched at run "
+                      f"time) {'PASS' if on / off <= 1.03 else 'FAIL'}")
+            elif ab:
                 on, off = float(ab.group(1)), float(ab.group(2))
                 print(f"TABLE real_models {w} round {r} in-process A/B: step with fast path {on:.1f} us, without "
                       f"{off:.1f} us: {on / off:.3f}x ({ab.group(3)} steps each, switched at run time)")

@@ -15,7 +15,10 @@ After each arm the report is flushed (trlat_api_flush, outside the timed
 step) and its growth gives the arm's Triton-side host time, py->driver
 plus return over the Triton-compiled kernels: AB_HOST_US gives it per step
 in each arm, the profile's figure for what the fast path removes
-(REAL_AB_HOST=0: no flushes, no AB_HOST_US)."""
+(REAL_AB_HOST=0: no flushes, no AB_HOST_US). With REAL_AB_SWITCH=profiling
+the arms switch profiling instead (trlat_api_profiling: recording paused
+and resumed, the fast path as configured) and AB_US gives the step
+recorded and paused: what profiling costs, in this one process.""" 
 import ctypes
 import json
 import os
@@ -27,13 +30,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import native  # noqa: E402
 mode, steps = sys.argv[1], int(sys.argv[2])
 AB = os.environ.get("REAL_AB") == "1"
-AB_HOST = os.environ.get("REAL_AB_HOST", "1") == "1"
+PROF_AB = os.environ.get("REAL_AB_SWITCH") == "profiling"
+AB_HOST = os.environ.get("REAL_AB_HOST", "1") == "1" and not PROF_AB  # a paused arm records nothing
 ab_times = {1: [], 0: []}
 ab_host = {1: [0.0, 0], 0: [0.0, 0]}  # arm: [Triton-side ns, steps]
 ab_prev = [0.0]
 if AB:
     _api = ctypes.CDLL(None)
     _api.trlat_api_fastpath.argtypes = [ctypes.c_int]
+    _api.trlat_api_profiling.argtypes = [ctypes.c_int]
+    _switch = _api.trlat_api_profiling if PROF_AB else _api.trlat_api_fastpath
     _api.trlat_api_report_path.argtypes = [ctypes.c_char_p, ctypes.c_ulong]
 
 
@@ -55,7 +61,7 @@ def ab_step(i):
     on = 1 if i % 4 in (0, 3) else 0
     if AB:
         torch.cuda.synchronize()
-        _api.trlat_api_fastpath(on)
+        _switch(on)
     return on, time.perf_counter()
 
 
@@ -86,7 +92,7 @@ def ab_print():
         print("AB_US on %.1f off %.1f steps %d" % (med(ab_times[1]), med(ab_times[0]), len(ab_times[1])))
         if ab_host[1][1] and ab_host[0][1]:
             print("AB_HOST_US on %.2f off %.2f" % (ab_host[1][0] / ab_host[1][1] / 1e3, ab_host[0][0] / ab_host[0][1] / 1e3))
-        _api.trlat_api_fastpath(1)
+        _switch(1)
 torch.manual_seed(0)
 dev = "cuda"
 if mode == "direct":
