@@ -508,6 +508,38 @@ void fp_launcher_done(void *state, PyObject *result)
     free(st);
 }
 
+int fp_keyed_lookup(struct fp_key *k, const struct fp_want *want, unsigned nwant, struct fp_entry **last,
+                    uint64_t *last_gen, struct fp_entry **e, int *reason)
+{
+    /* the layout's last hit, while the memo is unchanged since (an entry
+     * seen at gen lives while gen stands): its key compared, not hashed */
+    struct fp_entry *x = *last;
+    if (x && *last_gen == fp_memo.gen && x->kind == FP_E_VALUE && x->key_len == k->len &&
+        !memcmp(x->key, k->b, k->len)) {
+        *e = x;
+        return FP_HIT;
+    }
+    fp_key_finish(k);
+    x = fp_memo_find(&fp_memo, k);
+    if (!x)
+        return FP_MISS;
+    if (x->kind == FP_E_BLOCKED) {
+        *reason = FP_R_BLOCKED;
+        return FP_FALLBACK;
+    }
+    if (x->kind == FP_E_IDENT) {
+        if (x->nwant != nwant)
+            return FP_MISS;
+        for (uint32_t i = 0; i < x->nwant; i++)
+            if (x->ident[i] != want[i].val)
+                return FP_MISS; /* a block that only replays for the values it was captured with */
+    }
+    *last = x;
+    *last_gen = fp_memo.gen;
+    *e = x;
+    return FP_HIT;
+}
+
 /* The shared lookup: FP_HIT (*e, pinned by the caller), FP_MISS or FP_FALLBACK (*reason). */
 static int lookup(struct fp_clayout *L, struct ccall *cc, PyObject *enter, PyObject *exit_, uint64_t stream,
                   PyObject *function, PyObject *packed, PyObject *const *kargs, Py_ssize_t nk, struct fp_entry **e,
@@ -523,34 +555,7 @@ static int lookup(struct fp_clayout *L, struct ccall *cc, PyObject *enter, PyObj
         *reason = key_call(cc, L, stream, function, packed, kargs, nk);
     if (*reason)
         return FP_FALLBACK;
-    /* the launcher's last hit, while the memo is unchanged since (an entry
-     * seen at gen lives while gen stands): its key compared, not hashed */
-    struct fp_entry *x = L->last;
-    const struct fp_key *k = &cc->key;
-    if (x && L->last_gen == fp_memo.gen && x->kind == FP_E_VALUE && x->key_len == k->len &&
-        !memcmp(x->key, k->b, k->len)) {
-        *e = x;
-        return FP_HIT;
-    }
-    fp_key_finish(&cc->key);
-    x = fp_memo_find(&fp_memo, &cc->key);
-    if (!x)
-        return FP_MISS;
-    if (x->kind == FP_E_BLOCKED) {
-        *reason = FP_R_BLOCKED;
-        return FP_FALLBACK;
-    }
-    if (x->kind == FP_E_IDENT) {
-        if (x->nwant != cc->c.nwant)
-            return FP_MISS;
-        for (uint32_t i = 0; i < x->nwant; i++)
-            if (x->ident[i] != cc->c.want[i].val)
-                return FP_MISS; /* a block that only replays for the values it was captured with */
-    }
-    L->last = x;
-    L->last_gen = fp_memo.gen;
-    *e = x;
-    return FP_HIT;
+    return fp_keyed_lookup(&cc->key, cc->c.want, cc->c.nwant, &L->last, &L->last_gen, e, reason);
 }
 
 /* A hit: replays (1: *result None, or NULL with the launch's error set as

@@ -450,6 +450,12 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
 int fp_launcher_serve(PyObject *launcher, const unsigned g[3], uint64_t stream, PyObject *function, PyObject *packed,
                       PyObject *const *kargs, Py_ssize_t nk, PyObject **result);
 
+/* A keyed call of a launcher-level layer looked up: the layout's last hit
+ * (*last, seen at *last_gen) when its key is k, else the memo; FP_HIT (*e,
+ * and *last updated), FP_MISS, or FP_FALLBACK (*reason: a blocked key). An
+ * identical-only entry hits only for the values it was captured with. */
+int fp_keyed_lookup(struct fp_key *k, const struct fp_want *want, unsigned nwant, struct fp_entry **last,
+                    uint64_t *last_gen, struct fp_entry **e, int *reason);
 /* Verify mode: a call's own launch (cap) against what replaying e with this
  * call's grid, stream and wants would have launched: NULL when the same,
  * else what differed (*param: the parameter, for "parameter"). Field by

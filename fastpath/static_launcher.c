@@ -492,32 +492,7 @@ static int lookup(struct slayout *L, struct scall *sc, PyObject *const *kargs, P
         *reason = key_call(sc, L, kargs, nk);
     if (*reason)
         return FP_FALLBACK;
-    struct fp_entry *x = L->last;
-    const struct fp_key *k = &sc->key;
-    if (x && L->last_gen == fp_memo.gen && x->kind == FP_E_VALUE && x->key_len == k->len &&
-        !memcmp(x->key, k->b, k->len)) {
-        *e = x;
-        return FP_HIT;
-    }
-    fp_key_finish(&sc->key);
-    x = fp_memo_find(&fp_memo, &sc->key);
-    if (!x)
-        return FP_MISS;
-    if (x->kind == FP_E_BLOCKED) {
-        *reason = FP_R_BLOCKED;
-        return FP_FALLBACK;
-    }
-    if (x->kind == FP_E_IDENT) {
-        if (x->nwant != sc->c.nwant)
-            return FP_MISS;
-        for (uint32_t i = 0; i < x->nwant; i++)
-            if (x->ident[i] != sc->c.want[i].val)
-                return FP_MISS;
-    }
-    L->last = x;
-    L->last_gen = fp_memo.gen;
-    *e = x;
-    return FP_HIT;
+    return fp_keyed_lookup(&sc->key, sc->c.want, sc->c.nwant, &L->last, &L->last_gen, e, reason);
 }
 
 /* A hit replayed: 1 (the launch made, or none for an empty grid), else 0
