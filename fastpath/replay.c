@@ -1,9 +1,11 @@
 /* Replay: the real cuLaunchKernelEx (through trlat_launch_ex, so the report
  * counts it like any launch), or cuLaunchKernel for a block captured there
- * (torch's static launcher), with the memoized block: the stream and grid of
- * this call, in value mode this call's pointers and scalars written into
- * their slots. As Triton's launcher does (driver.py launch), the GIL is
- * released around the driver call (TRLAT_FASTPATH_GIL=keep holds it).
+ * (torch's static launcher), with the memoized block: the stream and grid
+ * of this call, in value mode this call's pointers and scalars written
+ * into their slots. As Triton's launcher does (driver.py launch), the GIL
+ * is released around cuLaunchKernelEx (TRLAT_FASTPATH_GIL=keep holds it);
+ * torch's static launcher holds it around cuLaunchKernel, and so does its
+ * replay.
  *
  * The block is laid out in a per-thread buffer (made on the thread's first
  * replay, freed when it exits) that keeps it between calls: a thread
@@ -105,7 +107,8 @@ CUresult fp_replay(const struct fp_entry *e, const struct fp_call *c, const unsi
     if (ts)
         trlat_sample_hit(ts); /* TRLAT_TIMING=sampled */
     b->busy = 1;
-    void *saved = fp_conf.keep_gil ? NULL : PY(PyEval_SaveThread)();
+    /* torch's static launcher launches with the GIL held, Triton's without */
+    void *saved = fp_conf.keep_gil || api != FP_API_EX ? NULL : PY(PyEval_SaveThread)();
     CUresult rc = api == FP_API_EX ? trlat_launch_ex(cfg, f, b->ptrs, NULL)
                                    : trlat_launch_legacy(api == FP_API_LEGACY_PTSZ, cfg, f, b->ptrs);
     if (saved)
