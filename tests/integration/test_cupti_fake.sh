@@ -25,7 +25,6 @@ expect "every launch joined with its kernel record" \
     "(3000, {'driver': 3000, 'runtime': 0}, 3000)"
 expect "GPU time per launch" "$(rq "$WORK/d.json" '(k("direct_kernel")["gpu_ns"]["p50"], r["totals"]["gpu_ns"])')" "(2000, 6000000)"
 expect "GPU busy: back-to-back kernels" "$(rq "$WORK/d.json" 'r["totals"]["gpu_busy_ns"]')" 6000000
-expect "queued launches: (almost) never starved" "$(rq "$WORK/d.json" 'k("direct_kernel")["starved_launches"] <= 1')" True
 expect "gpu section: nothing lost, all joined by trlat's id" \
     "$(rq "$WORK/d.json" '[r["gpu"][x] for x in ("kernel_records", "unjoined_records", "late_records", "dropped_records", "joined_by_trlat_id")]')" \
     "[3000, 0, 0, 0, 3000]"
@@ -47,7 +46,9 @@ expect "tiny kernels: starved on (almost) every launch" \
     "$(rq "$WORK/tiny.json" 'k("direct_kernel")["starved_launches"] >= 1990')" True
 expect "tiny kernels: totals.starved_ns is the kernels' sum" \
     "$(rq "$WORK/tiny.json" 'r["totals"]["starved_ns"] == sum(x["starved_ns"] for x in r["kernels"]) > 0')" True
-# Long kernels: launches queue up, the GPU never waits for the host.
+# Long kernels: launches queue up, the GPU never waits for the host. (With
+# the 2 us kernels above the queue is a few us ahead at most: a loaded
+# machine's preemption starves some, so they are not asked.)
 run long FAKE_CUPTI_KERNEL=direct_kernel FAKE_CUPTI_KERNEL_NS=1000000 -- "$BIN/launcher" direct 2000
 expect "long kernels: starved share near zero" \
     "$(rq "$WORK/long.json" '(k("direct_kernel")["starved_launches"] <= 1, k("direct_kernel")["starved_ns"] < 0.01 * k("direct_kernel")["gpu_ns"]["sum"])')" \
