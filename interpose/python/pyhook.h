@@ -24,7 +24,7 @@ enum trlat_pyhook_kind {
     TRLAT_PYHOOK_LAUNCHER_INIT = 7,    /* CudaLauncher.__init__: the fast path reads the signature */
     TRLAT_PYHOOK_PHASE_KEY = 8,        /* triton.runtime.jit.compute_cache_key: a phase's start (TRLAT_PY_PHASES) */
     TRLAT_PYHOOK_PHASE_META = 9,       /* CompiledKernel.launch_metadata: likewise */
-    TRLAT_PYHOOK_STATIC_RUN = 10,      /* torch's StaticallyLaunchedTritonKernel.run: the fast path's static layer */
+    TRLAT_PYHOOK_STATIC_RUN = 10,      /* torch's StaticallyLaunchedTritonKernel.run (static launcher) */
     TRLAT_PYHOOK_KINDS
 };
 
