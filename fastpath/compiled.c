@@ -456,6 +456,42 @@ const char *fp_launch_differs(const struct fp_entry *e, const struct fp_capture 
     return NULL;
 }
 
+void fp_verified(struct fp_stat *s, struct fp_entry *e, PyObject *result, const char *what, unsigned param,
+                 const char *layer, atomic_flag *once)
+{
+    if (result && what) {
+        char part[48] = "";
+        if (!strcmp(what, "parameter"))
+            snprintf(part, sizeof part, " %u", param);
+        if (fp_conf.debug)
+            trlat_log_debug("fast path: verify: %s's %s launched other than its memoized block (%s%s)", s->name, layer,
+                            what, part);
+        trlat_log_once(once,
+                       "fast path: verify: %s's %s launched other than its memoized block (%s%s); that call goes to "
+                       "the launcher from now on",
+                       s->name, layer, what, part);
+        e->kind = FP_E_BLOCKED;
+        fp_count_stat(s, FP_FALLBACK, FP_R_VERIFY);
+    } else {
+        fp_count_stat(s, result ? FP_HIT : FP_FALLBACK, result ? 0 : FP_R_NOMEMO_RAISED);
+    }
+    fp_entry_unpin(e);
+}
+
+void fp_memoized(struct fp_stat *s, struct fp_entry *e, int reason, const char *layer)
+{
+    if (!e) {
+        fp_count_stat(s, FP_FALLBACK, reason);
+        return;
+    }
+    e->stat = s;
+    e->checked_epoch = fpy.epoch;
+    if (fp_conf.debug)
+        trlat_log_debug("fast path: %s: memoized a %s %s entry (%u parameters, %u slots)", s->name, layer,
+                        e->kind == FP_E_IDENT ? "identical-only" : "value-mode", e->nparams, e->nslots);
+    fp_entry_free(fp_memo_insert(&fp_memo, e));
+}
+
 void fp_launcher_done(void *state, PyObject *result)
 {
     struct cstate *st = state;
@@ -464,46 +500,18 @@ void fp_launcher_done(void *state, PyObject *result)
     fp_capture_end(&st->cap);
     struct fp_stat *s = st->L->stat;
     if (st->verify) {
-        struct fp_entry *e = st->verify;
+        static atomic_flag once;
         unsigned param = 0;
         const char *what =
-            result ? fp_launch_differs(e, &st->cap, st->cc.g, st->cc.c.stream, st->cc.c.want, &param) : NULL;
-        if (what) {
-            static atomic_flag once;
-            char part[48] = "";
-            if (!strcmp(what, "parameter"))
-                snprintf(part, sizeof part, " %u", param);
-            if (fp_conf.debug)
-                trlat_log_debug("fast path: verify: %s's launcher launched other than its memoized block (%s%s)",
-                                s->name, what, part);
-            trlat_log_once(&once,
-                           "fast path: verify: %s's launcher launched other than its memoized block (%s%s); that "
-                           "call goes to the launcher from now on",
-                           s->name, what, part);
-            e->kind = FP_E_BLOCKED;
-            fp_count_stat(s, FP_FALLBACK, FP_R_VERIFY);
-        } else {
-            fp_count_stat(s, result ? FP_HIT : FP_FALLBACK, result ? 0 : FP_R_NOMEMO_RAISED);
-        }
-        fp_entry_unpin(e);
+            result ? fp_launch_differs(st->verify, &st->cap, st->cc.g, st->cc.c.stream, st->cc.c.want, &param) : NULL;
+        fp_verified(s, st->verify, result, what, param, "launcher", &once);
     } else {
-        int r = 0;
+        int r = FP_R_NOMEMO_RAISED;
         PyObject *refs[1] = {st->packed};
         struct fp_entry *e = result ? fp_entry_capture(&st->cc.key, &st->cap, (uintptr_t)st->cc.fn, st->cc.c.want,
                                                        st->cc.c.nwant, refs, 1, &r)
                                     : NULL;
-        if (!result)
-            r = FP_R_NOMEMO_RAISED;
-        if (e) {
-            e->stat = s;
-            e->checked_epoch = fpy.epoch;
-            if (fp_conf.debug)
-                trlat_log_debug("fast path: %s: memoized a launcher %s entry (%u parameters, %u slots)", s->name,
-                                e->kind == FP_E_IDENT ? "identical-only" : "value-mode", e->nparams, e->nslots);
-            fp_entry_free(fp_memo_insert(&fp_memo, e));
-        } else {
-            fp_count_stat(s, FP_FALLBACK, r);
-        }
+        fp_memoized(s, e, r, "launcher");
     }
     free(st);
 }

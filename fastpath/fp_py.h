@@ -9,6 +9,8 @@
 #include "fastpath/fp.h"
 #include "interpose/python/pyapi.h"
 
+#include <stdatomic.h>
+
 #define FP_TYPE(o) (((const struct trlat_pyhead *)(o))->type)
 #define FP_PY_NE 3 /* Py_NE */
 
@@ -57,6 +59,26 @@ void fp_watch_dict(PyObject *d);
 void fp_watch_type(PyObject *t);
 /* getattr returning a new reference, or NULL with the error cleared. */
 PyObject *fp_getattr(PyObject *o, PyObject *name);
+/* o with a reference taken: o. */
+static inline PyObject *fp_hold(PyObject *o)
+{
+    PY(Py_IncRef)(o);
+    return o;
+}
+/* d[k] borrowed, or NULL (no error set; d NULL: NULL). */
+static inline PyObject *fp_dget(PyObject *d, PyObject *k)
+{
+    PyObject *v = d ? PY(PyDict_GetItemWithError)(d, k) : NULL;
+    if (!v)
+        PY(PyErr_Clear)();
+    return v;
+}
+/* o's instance __dict__ (borrowed) when it has an exact dict, else NULL. */
+static inline PyObject *fp_dict_of(PyObject *o)
+{
+    PyObject **dp = PY(_PyObject_GetDictPtr) ? PY(_PyObject_GetDictPtr)(o) : NULL;
+    return dp && *dp && FP_TYPE(*dp) == fpy.t_dict ? *dp : NULL;
+}
 
 /* ---- the per-JITFunction layout (layout.c) ---- */
 struct fp_param {
@@ -464,6 +486,15 @@ int fp_keyed_lookup(struct fp_key *k, const struct fp_want *want, unsigned nwant
  * attribute's value hold whatever was there, which the driver never reads. */
 const char *fp_launch_differs(const struct fp_entry *e, const struct fp_capture *cap, const unsigned g[3],
                               uint64_t stream, const struct fp_want *want, unsigned *param);
+
+/* A launcher-level layer's verified hit, done: what its own launch differed
+ * in (NULL: nothing; result NULL: it raised) counted, said once (*once)
+ * as the layer's, and the key blocked on a difference; e unpinned. */
+void fp_verified(struct fp_stat *s, struct fp_entry *e, PyObject *result, const char *what, unsigned param,
+                 const char *layer, atomic_flag *once);
+/* A launcher-level layer's miss, done: e (the capture's entry) stored, or
+ * reason counted when there is none. */
+void fp_memoized(struct fp_stat *s, struct fp_entry *e, int reason, const char *layer);
 
 /* ---- torch's static CUDA launcher (static_launcher.c) ---- */
 /* StaticallyLaunchedTritonKernel.run(self, grid_x, grid_y, grid_z, stream,

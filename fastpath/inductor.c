@@ -141,26 +141,6 @@ static unsigned slot_of(const void *p)
     return (unsigned)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 51) & (IND_SLOTS - 1);
 }
 
-static PyObject *dget(PyObject *d, PyObject *k)
-{
-    PyObject *v = d ? PY(PyDict_GetItemWithError)(d, k) : NULL;
-    if (!v)
-        PY(PyErr_Clear)();
-    return v;
-}
-
-static PyObject *dict_of(PyObject *o)
-{
-    PyObject **dp = PY(_PyObject_GetDictPtr) ? PY(_PyObject_GetDictPtr)(o) : NULL;
-    return dp && *dp && FP_TYPE(*dp) == fpy.t_dict ? *dp : NULL;
-}
-
-static PyObject *hold(PyObject *o)
-{
-    PY(Py_IncRef)(o);
-    return o;
-}
-
 /* Whether code's co_names are all in names[0..n). */
 static int names_within(PyObject *code, const char *const *names, size_t n)
 {
@@ -248,10 +228,10 @@ static int globals_current(void)
 {
     if (fpy.watchers && cls.epoch == fpy.epoch)
         return 1;
-    PyObject *sa = cls.triton ? dget(dict_of(cls.triton), cls.s_set_alloc) : NULL;
-    int ok = dget(cls.globals, cls.s_triton) == cls.triton && sa == cls.set_allocator &&
-             dget(cls.globals, cls.s_profiler) == cls.profiler && dict_of(cls.profiler) == cls.profiler_dict &&
-             dget(cls.globals, cls.s_debug) == cls.debug_mode;
+    PyObject *sa = cls.triton ? fp_dget(fp_dict_of(cls.triton), cls.s_set_alloc) : NULL;
+    int ok = fp_dget(cls.globals, cls.s_triton) == cls.triton && sa == cls.set_allocator &&
+             fp_dget(cls.globals, cls.s_profiler) == cls.profiler && fp_dict_of(cls.profiler) == cls.profiler_dict &&
+             fp_dget(cls.globals, cls.s_debug) == cls.debug_mode;
     if (ok)
         cls.epoch = fpy.epoch;
     return ok;
@@ -296,26 +276,26 @@ static int learn_class(void *type, PyObject *run)
         why = "its run reads names torch 2.11's does not";
     if (!why) {
         cls.globals = PY(PyFunction_GetGlobals)(run);
-        cls.triton = dget(cls.globals, cls.s_triton);
-        cls.profiler = dget(cls.globals, cls.s_profiler);
-        cls.debug_mode = dget(cls.globals, cls.s_debug);
-        cls.profiler_dict = cls.profiler ? dict_of(cls.profiler) : NULL;
-        cls.set_allocator = cls.triton ? dget(dict_of(cls.triton), cls.s_set_alloc) : NULL;
-        if (!cls.triton || !cls.profiler_dict || dget(cls.profiler_dict, cls.s_is_prof) == NULL || !cls.debug_mode ||
+        cls.triton = fp_dget(cls.globals, cls.s_triton);
+        cls.profiler = fp_dget(cls.globals, cls.s_profiler);
+        cls.debug_mode = fp_dget(cls.globals, cls.s_debug);
+        cls.profiler_dict = cls.profiler ? fp_dict_of(cls.profiler) : NULL;
+        cls.set_allocator = cls.triton ? fp_dget(fp_dict_of(cls.triton), cls.s_set_alloc) : NULL;
+        if (!cls.triton || !cls.profiler_dict || fp_dget(cls.profiler_dict, cls.s_is_prof) == NULL || !cls.debug_mode ||
             FP_TYPE(cls.debug_mode) != fpy.t_function)
             why = "its module is not as modelled";
     }
     if (!why && cls.set_allocator) {
         PyObject *sc = FP_TYPE(cls.set_allocator) == fpy.t_function ? PY(PyFunction_GetCode)(cls.set_allocator) : NULL;
         PyObject *name = PY(PyUnicode_InternFromString)("_allocator");
-        PyObject *var = sc && name ? dget(PY(PyFunction_GetGlobals)(cls.set_allocator), name) : NULL;
+        PyObject *var = sc && name ? fp_dget(PY(PyFunction_GetGlobals)(cls.set_allocator), name) : NULL;
         PyObject *ac = var ? find_alloc_code(code) : NULL;
         trlat_py_drop(name);
         if (!sc || !names_within(sc, set_allocator_names, 2) || !var || !type_named(var, "ContextVar") || !ac) {
             why = "triton.set_allocator or run's allocator is not as modelled";
         } else {
-            cls.alloc_var = hold(var);
-            cls.alloc_code = hold(ac); /* held by run's code too */
+            cls.alloc_var = fp_hold(var);
+            cls.alloc_code = fp_hold(ac); /* held by run's code too */
         }
     }
     if (why) {
@@ -324,17 +304,17 @@ static int learn_class(void *type, PyObject *run)
         return 0;
     }
     cls.type = type;
-    cls.run = hold(run);
-    hold(cls.globals);
-    hold(cls.triton);
-    hold(cls.profiler);
-    hold(cls.profiler_dict);
-    hold(cls.debug_mode);
+    cls.run = fp_hold(run);
+    fp_hold(cls.globals);
+    fp_hold(cls.triton);
+    fp_hold(cls.profiler);
+    fp_hold(cls.profiler_dict);
+    fp_hold(cls.debug_mode);
     if (cls.set_allocator)
-        hold(cls.set_allocator);
+        fp_hold(cls.set_allocator);
     fp_watch_dict(cls.globals);
     fp_watch_dict(cls.profiler_dict);
-    fp_watch_dict(dict_of(cls.triton));
+    fp_watch_dict(fp_dict_of(cls.triton));
     cls.epoch = fpy.epoch - 1;
     cls.state = 1;
     return 1;
@@ -366,8 +346,8 @@ static int allocator_same(struct ind *I)
         if (eq) {
             trlat_py_drop(cls.last_alloc);
             trlat_py_drop(cls.last_type);
-            cls.last_alloc = hold(v);
-            cls.last_type = hold(I->devtype);
+            cls.last_alloc = fp_hold(v);
+            cls.last_type = fp_hold(I->devtype);
             same = 1;
         }
     }
@@ -388,7 +368,7 @@ static int truthy(PyObject *v)
 static void analyse(struct ind *I, PyObject *launcher)
 {
     trlat_py_drop(I->launcher);
-    I->launcher = hold(launcher);
+    I->launcher = fp_hold(launcher);
     I->p = NULL;
     I->bad = NULL;
     if (++I->tries > IND_TRIES) {
@@ -414,10 +394,12 @@ static void analyse(struct ind *I, PyObject *launcher)
         I->bad = "its static launcher is not known yet";
     } else if (is_static) {
         /* runner(grid_0, grid_1, grid_2, stream, *kernel arguments) */
+        if (ns > FP_MAX_ARGS)
+            I->bad = "its runner call is not a static launcher's";
         for (Py_ssize_t i = 0; i < ns && !I->bad; i++) {
             PyObject *t = PY(PyTuple_GetItem)(spec, i), *a = PY(PyTuple_GetItem)(t, 0), *b = PY(PyTuple_GetItem)(t, 1);
             long src = PY(PyLong_AsLong)(a);
-            if (src == 2 || ns > FP_MAX_ARGS)
+            if (src == 2)
                 I->bad = "its runner call is not a static launcher's";
             I->src[i] = (int16_t)(src == 1 ? -1 : PY(PyLong_AsLong)(b));
             I->obj[i] = src == 1 ? b : NULL;
@@ -499,8 +481,8 @@ static struct ind *find(PyObject *tuner)
     I->devtype = props ? fp_getattr(props, cls.s_type) : NULL;
     trlat_py_drop(props);
     if (!I->devtype)
-        I->devtype = hold(fpy.o_none);
-    I->tuner = hold(tuner);
+        I->devtype = fp_hold(fpy.o_none);
+    I->tuner = fp_hold(tuner);
     I->epoch = fpy.epoch - 1;
     table[i] = I;
     nind++;
@@ -511,8 +493,8 @@ static struct ind *find(PyObject *tuner)
  * or profile), with its launcher analysed: 1 yes. */
 static int current(struct ind *I, PyObject *self)
 {
-    PyObject *d = dict_of(self);
-    PyObject *ls = dget(d, cls.s_launchers);
+    PyObject *d = fp_dict_of(self);
+    PyObject *ls = fp_dget(d, cls.s_launchers);
     if (!ls || FP_TYPE(ls) != fpy.t_list || trlat_py_size(ls) != 1)
         return 0; /* run() precompiles or autotunes */
     PyObject *launcher = PY(PyList_GetItem)(ls, 0);
@@ -524,17 +506,17 @@ static int current(struct ind *I, PyObject *self)
     }
     if (I->bad || !globals_current())
         return 0;
-    if (dget(cls.profiler_dict, cls.s_is_prof) != fpy.o_false)
+    if (fp_dget(cls.profiler_dict, cls.s_is_prof) != fpy.o_false)
         return 0; /* the profiler is on: run() records the call */
     if (!fpy.watchers || I->epoch != fpy.epoch) {
-        PyObject *meta = dget(d, cls.s_meta);
-        PyObject *ld = dict_of(launcher);
-        PyObject *cfg = ld ? dget(ld, cls.s_config) : NULL;
-        PyObject *coordesc = meta && FP_TYPE(meta) == fpy.t_dict ? dget(meta, cls.s_coordesc) : NULL;
+        PyObject *meta = fp_dget(d, cls.s_meta);
+        PyObject *ld = fp_dict_of(launcher);
+        PyObject *cfg = ld ? fp_dget(ld, cls.s_config) : NULL;
+        PyObject *coordesc = meta && FP_TYPE(meta) == fpy.t_dict ? fp_dget(meta, cls.s_coordesc) : NULL;
         PyObject *found = cfg ? fp_getattr(cfg, cls.s_found) : NULL;
-        int ok = meta && FP_TYPE(meta) == fpy.t_dict && ld && truthy(dget(d, cls.s_interp)) == 0 &&
-                 truthy(dget(d, cls.s_dump)) == 0 && truthy(dget(d, cls.s_dump_tensors)) == 0 &&
-                 truthy(dget(ld, cls.s_store_cubin)) == 0 && (truthy(coordesc) == 0 || truthy(found) == 1);
+        int ok = meta && FP_TYPE(meta) == fpy.t_dict && ld && truthy(fp_dget(d, cls.s_interp)) == 0 &&
+                 truthy(fp_dget(d, cls.s_dump)) == 0 && truthy(fp_dget(d, cls.s_dump_tensors)) == 0 &&
+                 truthy(fp_dget(ld, cls.s_store_cubin)) == 0 && (truthy(coordesc) == 0 || truthy(found) == 1);
         trlat_py_drop(found);
         PY(PyErr_Clear)();
         if (!ok)

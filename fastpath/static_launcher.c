@@ -87,26 +87,6 @@ static unsigned slot_of(const void *p)
     return (unsigned)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 51) & (SL_SLOTS - 1);
 }
 
-static PyObject *hold(PyObject *o)
-{
-    PY(Py_IncRef)(o);
-    return o;
-}
-
-static PyObject *dget(PyObject *d, PyObject *k)
-{
-    PyObject *v = d ? PY(PyDict_GetItemWithError)(d, k) : NULL;
-    if (!v)
-        PY(PyErr_Clear)();
-    return v;
-}
-
-static PyObject *dict_of(PyObject *o)
-{
-    PyObject **dp = PY(_PyObject_GetDictPtr) ? PY(_PyObject_GetDictPtr)(o) : NULL;
-    return dp && *dp && FP_TYPE(*dp) == fpy.t_dict ? *dp : NULL;
-}
-
 static int str_is(PyObject *o, const char *s)
 {
     return o && FP_TYPE(o) == fpy.t_str && PY(PyUnicode_CompareWithASCIIString)(o, s) == 0;
@@ -170,8 +150,8 @@ static int class_current(void)
     PyObject *run = PY(PyObject_GetAttrString)((PyObject *)cls.type, "run");
     PyObject *lk = fp_getattr(cls.c_impl, cls.s_launch_kernel);
     PY(PyErr_Clear)();
-    int ok = run == cls.run && lk == cls.launch_fn && dget(cls.globals, cls.s_is_rocm) == cls.is_rocm &&
-             !dget(cls.globals, cls.s_len);
+    int ok = run == cls.run && lk == cls.launch_fn && fp_dget(cls.globals, cls.s_is_rocm) == cls.is_rocm &&
+             !fp_dget(cls.globals, cls.s_len);
     trlat_py_drop(run);
     trlat_py_drop(lk);
     if (ok)
@@ -187,25 +167,25 @@ static int learn_class(PyObject *k)
     void *type = FP_TYPE(k);
     if (cls.state)
         return cls.state > 0 && type == cls.type && class_current();
-    PyObject *d = dict_of(k);
+    PyObject *d = fp_dict_of(k);
     if (!intern_names() || !attr_is((PyObject *)type, "__name__", "StaticallyLaunchedCudaKernel") ||
         !attr_is((PyObject *)type, "__module__", "torch._inductor.runtime.static_triton_launcher") || !d ||
-        !dget(d, cls.s[A_C_IMPL]))
+        !fp_dget(d, cls.s[A_C_IMPL]))
         return 0; /* not it, or C_impl not cached yet: looked at again */
     cls.state = -1;
     const char *why = NULL;
     PyObject *run = PY(PyObject_GetAttrString)((PyObject *)type, "run");
     PyObject *orig = run ? PY(PyObject_GetAttrString)(run, "__wrapped__") : NULL;
     PyObject *code = orig && FP_TYPE(orig) == fpy.t_function ? PY(PyFunction_GetCode)(orig) : NULL;
-    PyObject *c_impl = dget(d, cls.s[A_C_IMPL]);
+    PyObject *c_impl = fp_dget(d, cls.s[A_C_IMPL]);
     PY(PyErr_Clear)();
     if (!code || !code_modelled(code)) {
         why = "its run is not torch 2.11's";
     } else {
         cls.globals = PY(PyFunction_GetGlobals)(orig);
-        cls.is_rocm = dget(cls.globals, cls.s_is_rocm);
+        cls.is_rocm = fp_dget(cls.globals, cls.s_is_rocm);
         PyObject *r = cls.is_rocm ? PY(PyObject_Vectorcall)(cls.is_rocm, NULL, 0, NULL) : NULL;
-        if (r != fpy.o_false || dget(cls.globals, cls.s_len))
+        if (r != fpy.o_false || fp_dget(cls.globals, cls.s_len))
             why = "its module is not as modelled (is_rocm(), len)";
         trlat_py_drop(r);
         PY(PyErr_Clear)();
@@ -234,9 +214,9 @@ static int learn_class(PyObject *k)
     cls.type = type;
     cls.run = run;
     cls.launch_fn = lk;
-    cls.c_impl = hold(c_impl);
-    hold(cls.globals);
-    hold(cls.is_rocm);
+    cls.c_impl = fp_hold(c_impl);
+    fp_hold(cls.globals);
+    fp_hold(cls.is_rocm);
     fp_watch_dict(cls.globals);
     fp_watch_type((PyObject *)type);
     fp_watch_type(c_impl);
@@ -264,10 +244,10 @@ static int exact_int(PyObject *v, long lo, long hi, long *out)
 static int read_attrs(struct slayout *L, PyObject *d)
 {
     for (int i = 0; i < A_N; i++)
-        if (!(L->attr[i] = dget(d, cls.s[i])))
+        if (!(L->attr[i] = fp_dget(d, cls.s[i])))
             return FP_R_LAUNCHER;
         else
-            hold(L->attr[i]);
+            fp_hold(L->attr[i]);
     long nw, sh;
     uint64_t fn;
     int u;
@@ -307,7 +287,7 @@ static struct slayout *layout_get(PyObject *k)
             return table[i];
     }
     PyObject *d;
-    if (nlayouts >= SL_MAX || !learn_class(k) || !(d = dict_of(k)) || !dget(d, cls.s[A_C_IMPL]))
+    if (nlayouts >= SL_MAX || !learn_class(k) || !(d = fp_dict_of(k)) || !fp_dget(d, cls.s[A_C_IMPL]))
         return NULL; /* a kernel's first run caches C_impl: looked at again on its next */
     struct slayout *L = calloc(1, sizeof *L);
     if (!L)
@@ -317,7 +297,7 @@ static struct slayout *layout_get(PyObject *k)
     const char *name = nm && FP_TYPE(nm) == fpy.t_str ? PY(PyUnicode_AsUTF8)(nm) : NULL;
     PY(PyErr_Clear)();
     L->stat = fp_stat_get(name ? name : "(unnamed)");
-    L->k = hold(k);
+    L->k = fp_hold(k);
     L->id = fpy.next_layout_id++; /* the one counter of every layer's layouts: keys never collide */
     L->epoch = fpy.epoch;
     fp_watch_dict(d);
@@ -334,10 +314,10 @@ static int attrs_current(struct slayout *L)
 {
     if (fpy.watchers && L->epoch == fpy.epoch)
         return 0;
-    PyObject *d = dict_of(L->k);
+    PyObject *d = fp_dict_of(L->k);
     int same = d != NULL;
     for (int i = 0; same && i < A_N; i++)
-        same = dget(d, cls.s[i]) == L->attr[i];
+        same = fp_dget(d, cls.s[i]) == L->attr[i];
     L->epoch = fpy.epoch;
     if (!same)
         L->bad = FP_R_LAUNCHER;
@@ -602,45 +582,16 @@ void fp_static_done(void *state, PyObject *result)
             what = "the stream";
     }
     if (st->verify) {
-        struct fp_entry *e = st->verify;
+        static atomic_flag once;
         unsigned param = 0;
         if (result && !what)
-            what = fp_launch_differs(e, cap, g, st->sc.c.stream, st->sc.c.want, &param);
-        if (result && what) {
-            static atomic_flag once;
-            char part[48] = "";
-            if (!strcmp(what, "parameter"))
-                snprintf(part, sizeof part, " %u", param);
-            trlat_log_once(&once,
-                           "fast path: verify: %s's static launcher launched other than its memoized block (%s%s); "
-                           "that call goes to the launcher from now on",
-                           L->stat->name, what, part);
-            e->kind = FP_E_BLOCKED;
-            fp_count_stat(L->stat, FP_FALLBACK, FP_R_VERIFY);
-        } else {
-            fp_count_stat(L->stat, result ? FP_HIT : FP_FALLBACK, result ? 0 : FP_R_NOMEMO_RAISED);
-        }
-        fp_entry_unpin(e);
+            what = fp_launch_differs(st->verify, cap, g, st->sc.c.stream, st->sc.c.want, &param);
+        fp_verified(L->stat, st->verify, result, what, param, "static launcher", &once);
     } else {
-        int r = 0;
-        struct fp_entry *e = NULL;
-        if (!result)
-            r = FP_R_NOMEMO_RAISED;
-        else if (empty || what)
-            r = empty ? FP_R_NOMEMO_LAUNCHES : FP_R_NOMEMO_BLOCK;
-        else
-            e = fp_entry_capture(&st->sc.key, cap, (uintptr_t)L->fn, st->sc.c.want, st->sc.c.nwant, NULL, 0, &r);
-        if (e) {
-            e->stat = L->stat;
-            e->checked_epoch = fpy.epoch;
-            if (fp_conf.debug)
-                trlat_log_debug("fast path: %s: memoized a static launcher %s entry (%u parameters, %u slots)",
-                                L->stat->name, e->kind == FP_E_IDENT ? "identical-only" : "value-mode", e->nparams,
-                                e->nslots);
-            fp_entry_free(fp_memo_insert(&fp_memo, e));
-        } else {
-            fp_count_stat(L->stat, FP_FALLBACK, r);
-        }
+        int r = !result ? FP_R_NOMEMO_RAISED : empty ? FP_R_NOMEMO_LAUNCHES : what ? FP_R_NOMEMO_BLOCK : 0;
+        struct fp_entry *e =
+            r ? NULL : fp_entry_capture(&st->sc.key, cap, (uintptr_t)L->fn, st->sc.c.want, st->sc.c.nwant, NULL, 0, &r);
+        fp_memoized(L->stat, e, r, "static launcher");
     }
     free(st);
 }
