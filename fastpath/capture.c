@@ -28,6 +28,7 @@ int fp_capture_begin(struct fp_capture *c)
     c->ok = 0;
     c->legacy_ok = 0;
     c->api = FP_API_EX;
+    c->ntmap = 0;
     if ((c->ts = trlat_tstate_get()))
         trlat_launch_hooks_want(c->ts, 1); /* this thread's launches through the hook until the end */
     cap_tls = c;
@@ -46,6 +47,17 @@ void fp_capture_end(struct fp_capture *c)
 int fp_capturing(void)
 {
     return cap_tls != NULL;
+}
+
+void fp_capture_tmap(const struct trlat_tmap_call *t)
+{
+    struct fp_capture *c = cap_tls;
+    if (!c)
+        return;
+    if (c->ntmap < FP_TMAP_CALLS)
+        c->tmap[c->ntmap] = *t;
+    if (c->ntmap <= FP_TMAP_CALLS)
+        c->ntmap++; /* FP_TMAP_CALLS + 1: more than kept, none used */
 }
 
 /* ---- parameter layouts, cached per function ---- */

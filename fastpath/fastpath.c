@@ -303,6 +303,12 @@ struct fp_entry *fp_entry_capture(const struct fp_key *k, const struct fp_captur
         *reason = FP_R_NOMEMO_BLOCK; /* not copied whole, or not the launch of the call's kernel */
     if (*reason)
         return NULL;
+    struct fp_want tw[FP_MAX_ARGS];
+    if (cap->ntmap && nwant <= FP_MAX_ARGS) { /* where each tensor map holds its address */
+        memcpy(tw, w, nwant * sizeof *w);
+        fp_tmap_learn(cap, tw, nwant);
+        w = tw;
+    }
     struct fp_slot slots[FP_MAX_ARGS];
     unsigned nslots;
     int map =
@@ -557,7 +563,8 @@ static const struct trlat_module module = {.name = "fastpath",
                                            .start = start,
                                            .after_fork_child = after_fork_child,
                                            .pymemo = &pymemo,
-                                           .set_fastpath = set_fastpath};
+                                           .set_fastpath = set_fastpath,
+                                           .tmap_encoded = fp_capture_tmap};
 
 __attribute__((constructor)) static void register_module(void)
 {

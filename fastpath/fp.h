@@ -7,6 +7,7 @@
 
 #include "interpose/config.h"
 #include "interpose/cuda_api.h"
+#include "interpose/tmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -135,7 +136,8 @@ enum fp_spec {
     FP_S_FP32,
     FP_S_U1,
     FP_S_PTR,
-    FP_S_FIXED /* annotated: Triton's type is the annotation; value is in the key */
+    FP_S_FIXED, /* annotated: Triton's type is the annotation; value is in the key */
+    FP_S_TMADDR /* a CUtensorMap (128 bytes): val its global address, at byte sub of it (tmap_learn.c) */
 };
 /* The class of a Python int (bits: the value as int64, or as uint64 when
  * is_u64) for a parameter with the given specialize/align flags: FP_S_CONST
@@ -224,9 +226,11 @@ static inline unsigned fp_attr_value_size(int id)
 /* One kernel parameter the call supplies, in Triton's parameter order. */
 struct fp_want {
     uint8_t spec; /* FP_S_* (never FP_S_CONST) */
+    uint8_t sub;  /* FP_S_TMADDR: where in the parameter the address is (FP_TMAP_UNKNOWN: not known) */
     uint16_t arg; /* the Python parameter index */
     uint64_t val; /* the packed value (FP_S_FIXED: unused) */
 };
+#define FP_TMAP_UNKNOWN 0xff
 struct fp_slot {
     uint32_t off;  /* byte offset in the parameter block */
     uint16_t want; /* index into the call's wants */
@@ -327,6 +331,7 @@ int fp_pinfo_get(CUfunction f, struct fp_pinfo *out);
  * stream, and no attributes). */
 enum { FP_API_EX = 0, FP_API_LEGACY, FP_API_LEGACY_PTSZ };
 
+#define FP_TMAP_CALLS 8 /* tensor maps encoded during one captured call that are kept */
 struct trlat_tstate;
 struct fp_capture {
     struct trlat_tstate *ts; /* the thread asking for its launches through the hook (NULL: none) */
@@ -340,6 +345,8 @@ struct fp_capture {
     CUlaunchAttribute attrs[FP_MAX_ATTRS];
     struct fp_pinfo pi;
     unsigned char blob[FP_MAX_BLOB];
+    uint32_t ntmap; /* cuTensorMapEncodeTiled calls during the call (the first FP_TMAP_CALLS kept) */
+    struct trlat_tmap_call tmap[FP_TMAP_CALLS];
 };
 /* Marks the calling thread as capturing into c (0), or returns -1 when it
  * already is (a nested call). */
@@ -349,9 +356,29 @@ int fp_capturing(void);
 /* The launch hook's work, exposed for tests: counts and copies one launch. */
 struct trlat_launch;
 void fp_capture_launch(struct fp_capture *c, const struct trlat_launch *l);
+/* A tensor map the capturing thread encoded (the module's tmap_encoded). */
+void fp_capture_tmap(const struct trlat_tmap_call *t);
 /* Installs the launch hooks (capture and TRLAT_FASTPATH_LOG). */
 void fp_capture_install(const char *log_path);
 void fp_capture_after_fork(void);
+
+/* ---- host TMA descriptors' addresses (tmap_learn.c) ---- */
+/* The address bits a replay may change in a CUtensorMap: 4..56 (the
+ * encoder wants 16-byte alignment and refuses any higher bit); the others
+ * are keyed. */
+#define FP_TMAP_ADDR_MASK 0x01fffffffffffff0ull
+/* The byte offset at which the encoding call c keeps its global address,
+ * as a little-endian uint64 and nothing else depending on it, found by
+ * encoding again with each bit of FP_TMAP_ADDR_MASK flipped and with all
+ * of them at once; -1 when any of those does not show exactly that. */
+int fp_tmap_addr_offset(const struct trlat_tmap_call *c);
+/* Sets the sub of each FP_S_TMADDR want of a captured call from the tensor
+ * maps it encoded: the k-th such want, the k-th encode, when they number
+ * the same and each encode's address is its want's. Where that fails,
+ * sets fp_tmap_keyed: tensordesc.c keys the whole address from then on
+ * (under the GIL, as the keys are made). */
+void fp_tmap_learn(const struct fp_capture *cap, struct fp_want *w, unsigned nwant);
+extern int fp_tmap_keyed;
 
 /* ---- grid programs' arithmetic (gridop.c): Python's int operators on
  * int64, for the grid functions fastpath/gridcheck.py accepts ---- */

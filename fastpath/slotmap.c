@@ -32,18 +32,27 @@ int fp_slotmap_build(const struct fp_want *w, unsigned nwant, const uint32_t *of
         if (w[i].spec == FP_S_FIXED)
             continue; /* the value is in the key: nothing to write */
         unsigned width = fp_spec_width(w[i].spec);
-        if (!width || size[i] != width) {
+        uint32_t at = off[i];
+        if (w[i].spec == FP_S_TMADDR) {
+            /* a tensor map: the address where its encoder keeps it (tmap_learn.c) */
+            width = 8;
+            if (w[i].sub == FP_TMAP_UNKNOWN || size[i] != 128 || w[i].sub > 120) {
+                ident = 1;
+                continue;
+            }
+            at += w[i].sub;
+        } else if (!width || size[i] != width) {
             ident = 1;
             continue;
         }
         uint64_t got = 0;
-        memcpy(&got, blob + off[i], width);
+        memcpy(&got, blob + at, width);
         uint64_t want = width == 8 ? w[i].val : w[i].val & (((uint64_t)1 << (8 * width)) - 1);
         if (got != want) {
             ident = 1; /* e.g. a pointer cuPointerGetAttribute translated */
             continue;
         }
-        slots[n++] = (struct fp_slot){.off = off[i], .want = (uint16_t)i, .width = (uint8_t)width};
+        slots[n++] = (struct fp_slot){.off = at, .want = (uint16_t)i, .width = (uint8_t)width};
     }
     /* 8-byte slots first, then 4, then 1, each in parameter order:
      * fp_slots_patch writes a run without asking each slot its width */

@@ -9,11 +9,14 @@
  *
  * The encoding is a pure function of those values, and a replay may call no
  * driver function but the launch: a descriptor is keyed by every field of
- * its dataclass (base by data pointer and dtype, the rest by value), and its
- * parameters replay as the miss's launch left them (FP_S_FIXED wants, which
- * the capture checks against the block's layout). A program that makes new
- * descriptors over the same buffers on every call (FlagGems' mm) hits; one
- * over buffers never seen before misses. */
+ * its dataclass (the base by dtype and data pointer, the rest by value) and
+ * its parameters replay as the miss's launch left them (FP_S_FIXED wants,
+ * which the capture checks against the block's layout), but for a
+ * CUtensorMap's address: its base is keyed by dtype and the address bits a
+ * replay may not change, and the address goes where the encoder keeps it,
+ * learned at the capture (FP_S_TMADDR, tmap_learn.c). A program that makes
+ * new descriptors on every call (FlagGems' mm) then hits over new buffers
+ * too; where the learning finds no such place, over the same buffers only. */
 #include "fastpath/fp_py.h"
 
 /* The class and its fields (__dataclass_fields__, in order), learned from
@@ -25,6 +28,7 @@ static struct {
     unsigned nfields;
     PyObject *field[FP_DESC_FIELDS]; /* held */
     int has_tf32;                    /* a round_f32_to_tf32 field: the decomposition has one more i1 */
+    int base;                        /* the index of the "base" field, -1 if none */
     unsigned misses;                 /* lookups that found none, to retry now and then */
 } D;
 
@@ -44,9 +48,12 @@ static void learn(void)
         PyObject *k, *v;
         D.nfields = 0;
         D.has_tf32 = 0;
+        D.base = -1;
         while (PY(PyDict_Next)(f, &pos, &k, &v) && FP_TYPE(k) == fpy.t_str) {
             const char *s = PY(PyUnicode_AsUTF8AndSize)(k, NULL);
             D.has_tf32 |= s && !strcmp(s, "round_f32_to_tf32");
+            if (s && !strcmp(s, "base"))
+                D.base = (int)D.nfields;
             PY(Py_IncRef)(k);
             D.field[D.nfields++] = k;
         }
@@ -84,8 +91,10 @@ int fp_desc_rank(const char *sig)
 /* A sequence's key word: past every FP_T_* tag a scalar keys with. */
 #define DESC_SEQ 0x40
 
-/* One field's value: 0, or a reason. */
-static int key_value(struct fp_call *c, struct fp_key *k, PyObject *v)
+/* One field's value: 0, or a reason. A tensor's data pointer goes into
+ * *addr when addr is given: then only its bits outside FP_TMAP_ADDR_MASK
+ * are keyed. */
+static int key_value(struct fp_call *c, struct fp_key *k, PyObject *v, uint64_t *addr)
 {
     void *t = FP_TYPE(v);
     if (fp_key_scalar(k, v) == 0)
@@ -110,9 +119,13 @@ static int key_value(struct fp_call *c, struct fp_key *k, PyObject *v)
         uint64_t ptr;
         if (fp_read_tensor(c, v, &dtype, &cuda, &ptr) || !cuda)
             return FP_R_ARGTYPE; /* host memory: the launcher's encode or getPointer decides */
+        if (addr && !ptr)
+            return FP_R_ARGTYPE; /* an empty base: the encoder's to refuse */
         fp_key_u64(k, FP_T_TENSOR);
-        fp_key_u64(k, ptr);
+        fp_key_u64(k, addr ? ptr & ~FP_TMAP_ADDR_MASK : ptr);
         fp_key_u64(k, (uint64_t)(uintptr_t)dtype); /* torch's dtypes live as long as torch */
+        if (addr)
+            *addr = ptr;
         return 0;
     }
     return FP_R_ARGTYPE; /* a layout object, another base: not modelled */
@@ -124,23 +137,33 @@ int fp_desc_key(struct fp_call *c, struct fp_key *k, PyObject *v, int tma, unsig
         learn();
     if (D.state <= 0 || FP_TYPE(v) != D.cls)
         return FP_R_ARGTYPE;
-    fp_key_u64(k, (uint64_t)(uintptr_t)D.cls);
+    int patch = tma && !fp_tmap_keyed; /* a CUtensorMap whose address a replay writes */
+    if (patch && D.base < 0)
+        return FP_R_ARGTYPE;
+    fp_key_u64(k, (uint64_t)(uintptr_t)D.cls | (uint64_t)patch); /* a class is aligned */
+    uint64_t addr = 0;
     for (unsigned i = 0; i < D.nfields; i++) {
         PyObject *f = PY(PyObject_GetAttr)(v, D.field[i]);
         if (!f) {
             PY(PyErr_Clear)();
             return FP_R_ARGTYPE;
         }
-        int r = key_value(c, k, f);
+        int r = key_value(c, k, f, patch && (int)i == D.base ? &addr : NULL);
         PY(Py_DecRef)(f); /* v holds it through the call */
         if (r)
             return r;
     }
-    /* the parameters it becomes, all keyed (expand_signature) */
+    if (patch && !addr)
+        return FP_R_ARGTYPE; /* a base that is not a CUDA tensor */
+    /* the parameters it becomes (expand_signature), all keyed but a
+     * tensor map's address */
     unsigned n = tma ? 1 + 2 * rank : 1 + 2 * rank + 1 + (unsigned)D.has_tf32 + 2 * rank;
     if (c->nwant + n > FP_MAX_ARGS)
         return FP_R_ARGTYPE;
     for (unsigned i = 0; i < n; i++, c->nwant++)
         c->want[c->nwant] = (struct fp_want){.spec = FP_S_FIXED, .arg = (uint16_t)c->nwant};
+    if (patch)
+        c->want[c->nwant - n] =
+            (struct fp_want){.spec = FP_S_TMADDR, .sub = FP_TMAP_UNKNOWN, .arg = (uint16_t)(c->nwant - n), .val = addr};
     return 0;
 }

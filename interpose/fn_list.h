@@ -4,7 +4,8 @@
 
 /* Every entry point trlat wraps, by the name libcuda exports: the launches,
  * the lookups that hand out kernels and entry points, and the calls that
- * free device memory (memfree.c: what the fast path knows of addresses). */
+ * free device memory (memfree.c: what the fast path knows of addresses),
+ * and the host TMA descriptors' encoder (tmap.c). */
 #define TRLAT_WRAPPED(X)              \
     X(cuLaunchKernel)                 \
     X(cuLaunchKernel_ptsz)            \
@@ -26,7 +27,8 @@
     X(cuMemPoolDestroy)               \
     X(cuCtxDestroy_v2)                \
     X(cuDevicePrimaryCtxRelease_v2)   \
-    X(cuDevicePrimaryCtxReset_v2)
+    X(cuDevicePrimaryCtxReset_v2)     \
+    X(cuTensorMapEncodeTiled)
 
 enum trlat_fn {
 #define X(n) TRLAT_FN_##n,

@@ -13,7 +13,8 @@
  * call. */
 int trlat_active(void);
 
-struct trlat_pymemo; /* interpose/python/pyhook.h */
+struct trlat_pymemo;    /* interpose/python/pyhook.h */
+struct trlat_tmap_call; /* interpose/tmap.h */
 
 /* A part of trlat with work at start, exit or fork (CUPTI, the Python hook,
  * the fast path, the report writer), and the one way a lower part reaches a
@@ -42,6 +43,9 @@ struct trlat_module {
     /* the fast path switched on (1) or off (0) at run time: the state
      * before, or -1 when it did not start in this process */
     int (*set_fastpath)(int on);
+    /* cuTensorMapEncodeTiled succeeded on this thread (the driver's locks
+     * not held) */
+    void (*tmap_encoded)(const struct trlat_tmap_call *c);
 };
 #define TRLAT_MAX_MODULES 12
 void trlat_module_register(const struct trlat_module *m);

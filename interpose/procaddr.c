@@ -51,6 +51,8 @@ static int fn_for_symbol(const char *sym, int cuda_version, cuuint64_t flags)
         return TRLAT_FN_cuKernelGetFunction;
     if (strcmp(sym, "cuGetProcAddress") == 0)
         return cuda_version >= 12000 ? TRLAT_FN_cuGetProcAddress_v2 : TRLAT_FN_cuGetProcAddress;
+    if (strcmp(sym, "cuTensorMapEncodeTiled") == 0)
+        return TRLAT_FN_cuTensorMapEncodeTiled;
     return free_for_symbol(sym, cuda_version, ptds);
 }
 

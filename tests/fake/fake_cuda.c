@@ -494,9 +494,12 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 }
 
 /* A CUtensorMap from its inputs, as the driver encodes one (host only, no
- * launch): opaque bytes, the same for the same inputs. Checks what the
- * driver's does that Triton's callers can get wrong: the rank, a 16-byte
- * aligned address, strides in multiples of 16, a box of 1..256. */
+ * launch): opaque bytes, the same for the same inputs, the address in the
+ * first eight as the H200's driver keeps it (FAKE_TMAP_SCRAMBLE=1: mixed
+ * into all of them, and =2 scrambled in place, so that no replay may
+ * write it). Checks what the driver's does that Triton's callers can get
+ * wrong: the rank, a 16-byte aligned address under 2^57, strides in
+ * multiples of 16, a box of 1..256. */
 EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType dtype, cuuint32_t rank, void *addr,
                                        const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
                                        const cuuint32_t *estrides, CUtensorMapInterleave interleave,
@@ -504,10 +507,14 @@ EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType dty
                                        CUtensorMapFloatOOBfill oob)
 {
     atomic_fetch_add(&calls[C_TMAP], 1);
-    if (!map || rank < 1 || rank > 5 || ((uintptr_t)addr & 15) || ((uintptr_t)map & 63))
+    if (!map || rank < 1 || rank > 5 || ((uintptr_t)addr & 15) || ((uintptr_t)addr >> 57) || ((uintptr_t)map & 63))
         return CUDA_ERROR_INVALID_VALUE;
+    const char *scramble = getenv("FAKE_TMAP_SCRAMBLE");
+    int mix = scramble && *scramble == '1', twist = scramble && *scramble == '2';
     uint64_t w[16] = {0};
-    w[0] = (uint64_t)(uintptr_t)addr ^ 0x5bd1e9955bd1e995ull;
+    w[0] = (uint64_t)(uintptr_t)addr;
+    if (twist)
+        w[0] = w[0] << 7 | w[0] >> 57;
     w[1] = (uint64_t)dtype | (uint64_t)rank << 8 | (uint64_t)interleave << 16 | (uint64_t)swizzle << 24 |
            (uint64_t)l2 << 32 | (uint64_t)oob << 40;
     for (unsigned i = 0; i < rank; i++) {
@@ -518,7 +525,7 @@ EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType dty
         w[12] = w[12] * 257 + box[i] * 17 + estrides[i];
     }
     uint64_t h = 14695981039346656037ull;
-    for (unsigned i = 0; i < 15; i++)
+    for (unsigned i = mix ? 0 : 1; i < 15; i++)
         h = (h ^ w[i]) * 1099511628211ull;
     w[15] = h;
     memcpy(map, w, sizeof w);

@@ -100,11 +100,11 @@ START_TEST(slot_map_checks_every_slot)
 {
     uint32_t off[7], size[7], len;
     unsigned char blob[128], buf[128];
-    struct fp_want w[5] = {{FP_S_PTR, 0, 0x7f0000001000},
-                           {FP_S_PTR, 1, 0x7f0000002000},
-                           {FP_S_I32, 2, 1000},
-                           {FP_S_FP32, 3, 0},
-                           {FP_S_U1, 4, 1}};
+    struct fp_want w[5] = {{.spec = FP_S_PTR, .arg = 0, .val = 0x7f0000001000},
+                           {.spec = FP_S_PTR, .arg = 1, .val = 0x7f0000002000},
+                           {.spec = FP_S_I32, .arg = 2, .val = 1000},
+                           {.spec = FP_S_FP32, .arg = 3, .val = 0},
+                           {.spec = FP_S_U1, .arg = 4, .val = 1}};
     w[3].val = fp_float_bits(1.5);
     struct fp_slot slots[8];
     unsigned n;
@@ -160,11 +160,11 @@ START_TEST(slot_map_orders_slots_by_width)
     /* (b u1, n i32, x*, m i32, y*, 2 scratch) at offsets 0, 4, 8, 16, 24, 32, 40 */
     uint32_t off[7] = {0, 4, 8, 16, 24, 32, 40}, size[7] = {1, 4, 8, 4, 8, 8, 8};
     unsigned char blob[48] = {0}, buf[48];
-    struct fp_want w[5] = {{FP_S_U1, 0, 1},
-                           {FP_S_I32, 1, 7},
-                           {FP_S_PTR, 2, 0x7f0000001000},
-                           {FP_S_I32, 3, 9},
-                           {FP_S_PTR, 4, 0x7f0000002000}};
+    struct fp_want w[5] = {{.spec = FP_S_U1, .arg = 0, .val = 1},
+                           {.spec = FP_S_I32, .arg = 1, .val = 7},
+                           {.spec = FP_S_PTR, .arg = 2, .val = 0x7f0000001000},
+                           {.spec = FP_S_I32, .arg = 3, .val = 9},
+                           {.spec = FP_S_PTR, .arg = 4, .val = 0x7f0000002000}};
     for (unsigned i = 0; i < 5; i++)
         memcpy(blob + off[i], &w[i].val, size[i]);
     struct fp_slot slots[8];
