@@ -296,6 +296,23 @@ void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind, uint64
     TRLAT_WR(k->other_triton_ns, TRLAT_RD(k->other_triton_ns) + triton_ns);
 }
 
+void trlat_kslot_add_lib(struct trlat_kslot *k, uint64_t site, uint64_t lib_ns)
+{
+    for (int i = 0; i < TRLAT_MAX_SITES; i++) {
+        struct trlat_site *s = &k->sites[i];
+        uint64_t id = TRLAT_RD(s->id);
+        if (id == site || id == 0) {
+            TRLAT_WR(s->lib_ns, TRLAT_RD(s->lib_ns) + lib_ns);
+            if (id == 0) {
+                TRLAT_WR(s->id, site);
+                TRLAT_WR(k->site_kind, TRLAT_SITE_PYTHON);
+            }
+            return;
+        }
+    }
+    TRLAT_WR(k->other_lib_ns, TRLAT_RD(k->other_lib_ns) + lib_ns);
+}
+
 void trlat_stat_snapshot(struct trlat_stat *dst, const struct trlat_stat *src)
 {
     dst->count = TRLAT_RD(src->count);

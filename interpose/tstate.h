@@ -39,8 +39,9 @@ struct trlat_site {
     uint64_t launches;
     /* Python sites: the host time on the launching thread from the previous
      * launch's driver exit to this site's launch (gap), and of it the Triton
-     * call's own py->driver plus return, in ns (weighted as the kernel's) */
-    uint64_t gap_ns, triton_ns;
+     * call's own py->driver plus return, in ns (weighted as the kernel's);
+     * of that, a library's KernelInterface.run before Triton's (lib_ns) */
+    uint64_t gap_ns, triton_ns, lib_ns;
 };
 
 struct trlat_kslot {
@@ -52,12 +53,16 @@ struct trlat_kslot {
     struct trlat_stat driver, gap, py;
     struct trlat_stat ret; /* driver exit to the Python call's return (its first launch) */
     struct trlat_site sites[TRLAT_MAX_SITES];
-    uint64_t other_sites, other_gap_ns, other_triton_ns; /* launches past the 8 sites, and their times */
+    uint64_t other_sites, other_gap_ns, other_triton_ns, other_lib_ns; /* launches past the 8 sites, and their times */
     int site_kind; /* TRLAT_SITE_PYTHON or TRLAT_SITE_NATIVE of the last site added */
     /* TRLAT_PY_PHASES: the calls whose py->driver was split at Triton's
      * launcher (and, of them, at its key and launch metadata too), and the
      * sums of each part in ns (interpose/python/pyphase.h) */
     uint64_t ph_calls, ph_split, ph_ns[TRLAT_PH_PARTS];
+    /* calls whose outermost entry was a library's KernelInterface.run, and
+     * the sum in ns of the time it took before entering Triton's
+     * (interpose/python/pyhook.h trlat_pylib_mark) */
+    uint64_t lib_calls, lib_ns;
 };
 
 enum { TRLAT_SITE_NONE = 0, TRLAT_SITE_PYTHON = 1, TRLAT_SITE_NATIVE = 2 };
@@ -189,6 +194,8 @@ struct trlat_tstate {
      * key, its launch metadata and its launcher, for the call whose py_t0
      * is ph_call (0: not passed) */
     uint64_t ph_call, ph[3];
+    /* the open call's Triton entry inside a library's run (pyhook.h) */
+    uint64_t py_lib;
     uint64_t last_weight; /* that launch's weight bits (trlat_rec_site; 0: 1) */
     /* What this thread's outermost Python calls did (the hook's counts,
      * summed over threads by its report section; interpose/python/pyhook.h). */
@@ -386,6 +393,10 @@ void trlat_stat_snapshot(struct trlat_stat *dst, const struct trlat_stat *src);
 /* Counts one launch for the slot's site, with its host times (bounded: 8
  * sites, then "other"). */
 void trlat_kslot_add_site(struct trlat_kslot *k, uint64_t site, int kind, uint64_t gap_ns, uint64_t triton_ns);
+/* Adds a library's own part of a call (pyhook.h trlat_pylib_mark) to the
+ * slot's Python site: the site made, with no launch yet, when the call's
+ * launch is not folded yet. */
+void trlat_kslot_add_lib(struct trlat_kslot *k, uint64_t site, uint64_t lib_ns);
 
 /* Iterates over every slot of every thread (the fold; not on the launch path). */
 typedef void (*trlat_slot_fn)(const struct trlat_tstate *ts, const struct trlat_kslot *k, void *arg);

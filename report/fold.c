@@ -65,6 +65,7 @@ static void site_add(struct trlat_fsite *d, const struct trlat_fsite *s)
     d->launches += s->launches;
     d->gap_ns += s->gap_ns;
     d->triton_ns += s->triton_ns;
+    d->lib_ns += s->lib_ns;
 }
 
 void trlat_kstats_add_site(struct trlat_kstats *k, const struct trlat_fsite *s)
@@ -116,15 +117,18 @@ static void add_slot(const struct trlat_tstate *ts, const struct trlat_kslot *s,
     k->ph_split += TRLAT_RD(s->ph_split);
     for (int i = 0; i < TRLAT_PH_PARTS; i++)
         k->ph_ns[i] += TRLAT_RD(s->ph_ns[i]);
+    k->lib_calls += TRLAT_RD(s->lib_calls);
+    k->lib_ns += TRLAT_RD(s->lib_ns);
     int kind = TRLAT_RD(s->site_kind);
     for (int i = 0; i < TRLAT_MAX_SITES; i++) {
-        struct trlat_fsite site = {TRLAT_RD(s->sites[i].id), kind, TRLAT_RD(s->sites[i].launches),
-                                   TRLAT_RD(s->sites[i].gap_ns), TRLAT_RD(s->sites[i].triton_ns)};
+        struct trlat_fsite site = {TRLAT_RD(s->sites[i].id),        kind,
+                                   TRLAT_RD(s->sites[i].launches),  TRLAT_RD(s->sites[i].gap_ns),
+                                   TRLAT_RD(s->sites[i].triton_ns), TRLAT_RD(s->sites[i].lib_ns)};
         if (site.id)
             trlat_kstats_add_site(k, &site);
     }
     site_add(&k->other, &(struct trlat_fsite){0, 0, TRLAT_RD(s->other_sites), TRLAT_RD(s->other_gap_ns),
-                                              TRLAT_RD(s->other_triton_ns)});
+                                              TRLAT_RD(s->other_triton_ns), TRLAT_RD(s->other_lib_ns)});
 }
 
 /* Launches still in a thread's record batch (not yet folded into its slots). */
@@ -158,7 +162,7 @@ static void add_pending(const struct trlat_tstate *ts, void *arg)
         if (site || region) {
             struct trlat_rec_ns ns = trlat_rec_ns(&recs[i], &last);
             if (site)
-                trlat_kstats_add_site(k, &(struct trlat_fsite){site, TRLAT_SITE_PYTHON, 1, ns.gap, ns.py + ns.ret});
+                trlat_kstats_add_site(k, &(struct trlat_fsite){site, TRLAT_SITE_PYTHON, 1, ns.gap, ns.py + ns.ret, 0});
             if (region)
                 trlat_region_add(&f->regions[region], &ns);
         }

@@ -16,7 +16,7 @@
 struct trlat_fsite {
     uint64_t id;
     int kind;
-    uint64_t launches, gap_ns, triton_ns; /* see struct trlat_site */
+    uint64_t launches, gap_ns, triton_ns, lib_ns; /* see struct trlat_site */
 };
 
 struct trlat_fpath {
@@ -37,6 +37,7 @@ struct trlat_kstats {
     int nsites;
     struct trlat_fsite other;                           /* launches (and times) of sites beyond those */
     uint64_t ph_calls, ph_split, ph_ns[TRLAT_PH_PARTS]; /* TRLAT_PY_PHASES (struct trlat_kslot) */
+    uint64_t lib_calls, lib_ns;                         /* a library's own part (struct trlat_kslot) */
 };
 
 struct trlat_fold {

@@ -68,6 +68,7 @@ static void sites_json(struct trlat_json *j, struct trlat_kstats *k)
             other.launches += s->launches;
             other.gap_ns += s->gap_ns;
             other.triton_ns += s->triton_ns;
+            other.lib_ns += s->lib_ns;
             continue;
         }
         char buf[512];
@@ -80,6 +81,8 @@ static void sites_json(struct trlat_json *j, struct trlat_kstats *k)
         if (s->kind == TRLAT_SITE_PYTHON) {
             trlat_json_u64(j, "gap_ns", s->gap_ns);
             trlat_json_u64(j, "triton_ns", s->triton_ns);
+            if (s->lib_ns)
+                trlat_json_u64(j, "library_ns", s->lib_ns);
         }
         trlat_json_end_obj(j);
     }
@@ -90,6 +93,8 @@ static void sites_json(struct trlat_json *j, struct trlat_kstats *k)
         trlat_json_u64(j, "launches", other.launches);
         trlat_json_u64(j, "gap_ns", other.gap_ns);
         trlat_json_u64(j, "triton_ns", other.triton_ns);
+        if (other.lib_ns)
+            trlat_json_u64(j, "library_ns", other.lib_ns);
         trlat_json_end_obj(j);
     }
     trlat_json_end_arr(j);
@@ -124,6 +129,12 @@ static void kernel_json(struct trlat_json *j, struct trlat_kstats *k, int has_gp
         trlat_json_u64(j, "split_calls", k->ph_split);
         for (int i = 0; i < TRLAT_PH_PARTS; i++)
             trlat_json_u64(j, part[i], k->ph_ns[i]);
+        trlat_json_end_obj(j);
+    }
+    if (k->lib_calls) { /* a library's KernelInterface.run before Triton's */
+        trlat_json_obj(j, "py_library_ns");
+        trlat_json_u64(j, "calls", k->lib_calls);
+        trlat_json_u64(j, "sum", k->lib_ns);
         trlat_json_end_obj(j);
     }
     if (has_gpu) {

@@ -95,11 +95,26 @@ static inline void trlat_pyhook_count(struct trlat_tstate *ts, enum trlat_pyhook
     TRLAT_WR(ts->py_calls[c], TRLAT_RD(ts->py_calls[c]) + 1);
 }
 
+/* Which layer took what: when the thread's outermost call is a library's
+ * (or Inductor's) KernelInterface.run (ENTRY), the first entry into
+ * Triton's own before its first launch (JITFunction.run, an Autotuner's or
+ * Heuristics' run, kernel[grid] or compiled[grid] evaluated, Triton's CUDA
+ * launcher, torch's static launcher) splits its py->driver: from the
+ * call's entry to there is the library's own Python. ts->py_lib is 0 for
+ * other calls, TRLAT_PY_LIB_OPEN until that entry, then its ticks; the
+ * call's close adds the part to its first launch's kernel. */
+#define TRLAT_PY_LIB_OPEN 1u
+static inline void trlat_pylib_mark(struct trlat_tstate *ts)
+{
+    if (ts->py_lib == TRLAT_PY_LIB_OPEN && !ts->py_launches && ts->py_t0 > TRLAT_PY_UNTIMED)
+        ts->py_lib = trlat_ticks();
+}
+
 /* The thread's outermost Python call, as the driver wrapper reads it
  * (ts->py_t0, py_site, py_launches): opened by the run hook, or by the fast
  * path's kernel[grid] launcher for a replay that never reaches run(). */
 struct trlat_pycall {
-    uint64_t site;
+    uint64_t site, lib;
     uint32_t launches;
 };
 /* A Python call's entry: its time, or TRLAT_PY_UNTIMED under
@@ -113,7 +128,9 @@ static inline uint64_t trlat_py_stamp(void)
 static inline void trlat_pycall_open(struct trlat_tstate *ts, uint64_t t0, uint64_t site, struct trlat_pycall *saved)
 {
     saved->site = ts->py_site;
+    saved->lib = ts->py_lib;
     saved->launches = ts->py_launches;
+    ts->py_lib = 0;
     ts->py_site = site;
     ts->py_launches = 0;
     ts->py_k = NULL;
@@ -129,6 +146,8 @@ static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct 
     uint32_t n = ts->py_launches;
     if (__builtin_expect(ts->ph_call == ts->py_t0, 0)) /* never 0 here: an open call's py_t0 is set */
         trlat_pyphase_close(ts);                       /* TRLAT_PY_PHASES; before py_rec goes */
+    if (ts->py_lib > TRLAT_PY_LIB_OPEN)
+        trlat_pylib_close(ts); /* likewise */
     if (ts->py_rec || ts->py_k) {
         if (ts->py_t0 != TRLAT_PY_UNTIMED) { /* else nothing to time from */
             uint64_t now = trlat_ticks();
@@ -143,6 +162,7 @@ static inline uint32_t trlat_pycall_close(struct trlat_tstate *ts, const struct 
     }
     ts->py_t0 = 0;
     ts->py_site = saved->site;
+    ts->py_lib = saved->lib;
     ts->py_launches = saved->launches;
     return n;
 }
@@ -201,7 +221,7 @@ struct trlat_pyserve {
 static inline void trlat_pyserve_open(struct trlat_pyserve *s)
 {
     struct trlat_tstate *ts = trlat_tstate_get();
-    *s = (struct trlat_pyserve){NULL, {0, 0}, 0, 0};
+    *s = (struct trlat_pyserve){NULL, {0, 0, 0}, 0, 0};
     if (!ts || ts->py_t0 || (ts->slow & TRLAT_SLOW_PAUSED))
         return;
     s->ts = ts;

@@ -222,6 +222,9 @@ static PyObject *getitem(int kind, PyObject *orig, PyObject *const *args, Py_ssi
 {
     if (nargs != 2 || kwnames)
         return vectorcall(orig, args, nargs, kwnames);
+    struct trlat_tstate *ts = trlat_tls;
+    if (ts && ts->py_lib)
+        trlat_pylib_mark(ts); /* a library's run evaluating kernel[grid] or compiled[grid] */
     if (kind == TRLAT_PYHOOK_COMPILED_GETITEM && memo_ops && trlat_config(TRLAT_OPT_FASTPATH) != TRLAT_FASTPATH_OFF) {
         PyObject *runner = memo_ops->compiled_getitem(orig, args[0], args[1]);
         if (runner)
@@ -245,6 +248,8 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     if (ts->py_t0) { /* inside another hooked call on this thread */
         if (kind == TRLAT_PYHOOK_LAUNCHER && trlat_pyphases_on)
             trlat_pyphase_mark(ts, TRLAT_PHM_LAUNCHER);
+        if (ts->py_lib && kind != TRLAT_PYHOOK_ENTRY)
+            trlat_pylib_mark(ts); /* Triton's, inside a library's run */
         trlat_pyhook_count(ts, TRLAT_PYC_NESTED);
         return call_orig(kind, orig, args, nargs, kwnames);
     }
@@ -263,6 +268,8 @@ static inline PyObject *hooked(int kind, PyObject *orig, PyObject *const *args, 
     }
     struct trlat_pycall saved;
     trlat_pycall_open(ts, t0, site, &saved);
+    if (kind == TRLAT_PYHOOK_ENTRY)
+        ts->py_lib = TRLAT_PY_LIB_OPEN;
     if (kind == TRLAT_PYHOOK_LAUNCHER && trlat_pyphases_on) /* compiled[grid](...): the launcher is outermost */
         trlat_pyphase_mark(ts, TRLAT_PHM_LAUNCHER);
     PyObject *r = call_orig(kind, orig, args, nargs, kwnames);

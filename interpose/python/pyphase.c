@@ -7,6 +7,20 @@ static void add(uint64_t *acc, uint64_t ticks)
     TRLAT_WR(*acc, TRLAT_RD(*acc) + trlat_ticks_ns(ticks));
 }
 
+void trlat_pylib_close(struct trlat_tstate *ts)
+{
+    const struct trlat_rec *r = ts->py_rec;
+    uint64_t t0 = ts->py_t0, m = ts->py_lib;
+    ts->py_lib = 0;
+    if (!r || !r->t0 || m < t0 || r->t0 < m)
+        return; /* a record folded mid-call has left its entry time */
+    struct trlat_kslot *s = trlat_kslot_get(ts, r->func);
+    uint64_t w = trlat_rec_weight(r->site), ns = trlat_ticks_ns(m - t0) * w;
+    TRLAT_WR(s->lib_calls, TRLAT_RD(s->lib_calls) + w);
+    TRLAT_WR(s->lib_ns, TRLAT_RD(s->lib_ns) + ns);
+    trlat_kslot_add_lib(s, trlat_rec_site(r->site), ns);
+}
+
 void trlat_pyphase_close(struct trlat_tstate *ts)
 {
     const struct trlat_rec *r = ts->py_rec;

@@ -35,5 +35,8 @@ static inline void trlat_pyphase_mark(struct trlat_tstate *ts, int m)
  * its parts added to its first launch's kernel, while that launch's
  * record is still pending (its entry time is there). */
 void trlat_pyphase_close(struct trlat_tstate *ts);
+/* The same for a library's call that entered Triton's (pyhook.h
+ * trlat_pylib_mark): always on, weighted as the call's launch. */
+void trlat_pylib_close(struct trlat_tstate *ts);
 
 #endif

@@ -480,13 +480,18 @@ static void table(FILE *f, const struct cli_view *v)
     cli_table_free(&t);
     if (v->n < v->n_all)
         fprintf(f, "<p class=\"note\">%zu more kernels not shown (--top 0 shows all).</p>\n", v->n_all - v->n);
-    char note[256];
+    char note[512];
     for (size_t i = 0; i < v->n; i++)
         if (cli_outlier_note(v->kernels[i], note, sizeof note)) {
             fputs("<p class=\"note\">", f);
             esc(f, note);
             fputs("</p>\n", f);
         }
+    if (cli_library_note(v->r, note, sizeof note)) {
+        fputs("<p class=\"note\">", f);
+        esc(f, note);
+        fputs("</p>\n", f);
+    }
     fputs("</section>\n", f);
 }
 

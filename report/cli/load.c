@@ -129,6 +129,7 @@ static void load_sites(struct ld *ld, const json_t *k, struct cli_kernel *kn)
         site->launches = ld_get_u64(ld, s, "launches");
         site->gap_ns = ld_get_opt_u64(ld, s, "gap_ns");
         site->triton_ns = ld_get_opt_u64(ld, s, "triton_ns");
+        site->library_ns = ld_get_opt_u64(ld, s, "library_ns");
         ld_pop(ld, m2);
     }
     ld_pop(ld, mark);
@@ -151,6 +152,19 @@ static void load_phases(struct ld *ld, const json_t *k, struct cli_phases *ph)
     ld_pop(ld, mark);
 }
 
+static void load_library(struct ld *ld, const json_t *k, struct cli_library *lib)
+{
+    const json_t *v = ld_field(ld, k, "py_library_ns", LD_OPT);
+    if (!v)
+        return;
+    size_t mark = ld_push_key(ld, "py_library_ns");
+    ld_need(ld, v, JSON_OBJECT, "an object");
+    lib->set = true;
+    lib->calls = ld_get_u64(ld, v, "calls");
+    lib->ns = ld_get_u64(ld, v, "sum");
+    ld_pop(ld, mark);
+}
+
 static void load_kernel(struct ld *ld, const json_t *k, struct cli_kernel *kn)
 {
     ld_need(ld, k, JSON_OBJECT, "an object");
@@ -168,6 +182,7 @@ static void load_kernel(struct ld *ld, const json_t *k, struct cli_kernel *kn)
     kn->starved_launches = ld_get_opt_u64(ld, k, "starved_launches");
     load_fastpath(ld, k, &kn->fastpath);
     load_phases(ld, k, &kn->phases);
+    load_library(ld, k, &kn->library);
     load_sites(ld, k, kn);
 }
 

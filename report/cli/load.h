@@ -37,6 +37,7 @@ struct cli_site {
     /* host time before its launches on their thread, and the Triton calls'
      * own part of it (reports before these have them unset) */
     struct cli_u64 gap_ns, triton_ns;
+    struct cli_u64 library_ns; /* of triton_ns, a library's own run (absent: none) */
 };
 
 struct cli_count {
@@ -61,6 +62,13 @@ struct cli_phases {
     uint64_t calls, split_calls, ns[CLI_PHASES];
 };
 
+/* A library's own part of its calls' py->driver (docs/REPORT.md
+ * "py_library_ns"). */
+struct cli_library {
+    bool set;
+    uint64_t calls, ns;
+};
+
 struct cli_kernel {
     const char *name, *module; /* module may be NULL */
     uint64_t launches, src_driver, src_runtime;
@@ -69,6 +77,7 @@ struct cli_kernel {
     struct cli_u64 starved, starved_launches;
     struct cli_fastpath fastpath;
     struct cli_phases phases;
+    struct cli_library library;
     struct cli_site *sites;
     size_t n_sites;
 };

@@ -61,7 +61,7 @@ static void merge_stat(struct mg *mg, struct cli_stat *dst, const struct cli_sta
 struct site {
     const char *name, *kind, *user;
     uint64_t n;
-    struct cli_u64 gap_ns, triton_ns; /* set when an input gave them */
+    struct cli_u64 gap_ns, triton_ns, library_ns; /* set when an input gave them */
 };
 
 /* A merged kernel: its call sites and fallback reasons summed by name, all
@@ -262,13 +262,14 @@ static void fold_sites(struct cli_merger *m, struct mkernel *d, const struct cli
         if (j == d->n_sites) {
             d->sites = room(d->sites, d->n_sites, &d->cap_sites, sizeof *d->sites);
             d->sites[d->n_sites++] =
-                (struct site){intern(m, s->site), NULL, s->user ? intern(m, s->user) : NULL, 0, {0}, {0}};
+                (struct site){intern(m, s->site), NULL, s->user ? intern(m, s->user) : NULL, 0, {0}, {0}, {0}};
         }
         if (!d->sites[j].kind)
             d->sites[j].kind = intern(m, s->kind);
         add(&m->mg, &d->sites[j].n, s->launches, "call site or fallback counts");
         add_opt(&m->mg, &d->sites[j].gap_ns, &s->gap_ns, "call site times");
         add_opt(&m->mg, &d->sites[j].triton_ns, &s->triton_ns, "call site times");
+        add_opt(&m->mg, &d->sites[j].library_ns, &s->library_ns, "call site times");
     }
 }
 
@@ -297,6 +298,11 @@ static void fold_kernel(struct cli_merger *m, const struct cli_kernel *k)
         add(mg, &d->phases.split_calls, k->phases.split_calls, "phase counts");
         for (int i = 0; i < CLI_PHASES; i++)
             add(mg, &d->phases.ns[i], k->phases.ns[i], "phase times");
+    }
+    if (k->library.set) {
+        d->library.set = true;
+        add(mg, &d->library.calls, k->library.calls, "library counts");
+        add(mg, &d->library.ns, k->library.ns, "library times");
     }
     fold_sites(m, mk, k);
 }
@@ -412,7 +418,7 @@ static void finish_sites(struct mg *mg, struct mkernel *mk, struct cli_kernel *d
 {
     if (mk->n_sites)
         qsort(mk->sites, mk->n_sites, sizeof *mk->sites, cmp_site_n);
-    struct cli_site other = {OTHER_SITE, "other", NULL, 0, {0}, {0}};
+    struct cli_site other = {OTHER_SITE, "other", NULL, 0, {0}, {0}, {0}};
     bool has_other = false;
     dst->sites = cli_xcalloc(mk->n_sites + 1, sizeof *dst->sites);
     for (size_t i = 0; i < mk->n_sites; i++) {
@@ -421,9 +427,11 @@ static void finish_sites(struct mg *mg, struct mkernel *mk, struct cli_kernel *d
             add(mg, &other.launches, s->n, "call site counts");
             add_opt(mg, &other.gap_ns, &s->gap_ns, "call site times");
             add_opt(mg, &other.triton_ns, &s->triton_ns, "call site times");
+            add_opt(mg, &other.library_ns, &s->library_ns, "call site times");
             has_other = true;
         } else {
-            dst->sites[dst->n_sites++] = (struct cli_site){s->name, s->kind, s->user, s->n, s->gap_ns, s->triton_ns};
+            dst->sites[dst->n_sites++] =
+                (struct cli_site){s->name, s->kind, s->user, s->n, s->gap_ns, s->triton_ns, s->library_ns};
         }
     }
     if (has_other)

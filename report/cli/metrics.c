@@ -140,6 +140,34 @@ bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len)
     return true;
 }
 
+bool cli_library_note(const struct cli_report *r, char *buf, size_t len)
+{
+    uint64_t calls = 0, lib = 0, kernels = 0;
+    double py = 0;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const struct cli_kernel *k = &r->kernels[i];
+        if (!k->library.set || !k->library.calls)
+            continue;
+        kernels++;
+        calls += k->library.calls;
+        lib += k->library.ns;
+        if (k->py.set && k->py.s.count) /* the part is of the calls' py->driver; the kernel's mean stands for it */
+            py += (double)k->py.s.sum / (double)k->py.s.count * (double)k->library.calls;
+    }
+    if (!calls)
+        return false;
+    char n[CLI_FMT_LEN], nk[CLI_FMT_LEN], t[CLI_FMT_LEN], per[CLI_FMT_LEN], share[32] = "";
+    if (py > 0)
+        snprintf(share, sizeof share, ", %.0f%% of their py→drv", 100.0 * (double)lib / py);
+    snprintf(buf, len,
+             "%s calls of %s kernel%s came through a library's own KernelInterface.run (FlagGems' LibEntry, Inductor's "
+             "CachingAutotuner), whose Python took %s (%s a call%s) before it called Triton's "
+             "(py_library_ns): a fast path serving Triton's calls leaves that part",
+             cli_fmt_count(n, calls), cli_fmt_count(nk, kernels), kernels == 1 ? "" : "s", cli_fmt_ns(t, (double)lib),
+             cli_fmt_ns(per, (double)lib / (double)calls), share);
+    return true;
+}
+
 double cli_gpu_busy(const struct cli_report *r)
 {
     const struct cli_u64 *busy = r->totals.gpu_busy_ns.set ? &r->totals.gpu_busy_ns : &r->totals.gpu_ns;

@@ -45,6 +45,10 @@ double cli_agg_host_p50(const struct cli_agg *a);
  * median, 400 ns" in buf, true; false (buf empty) when no launch holds half
  * of the kernel's py->drv or driver sum and 1 ms. */
 bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len);
+/* Where launches came through a library's own KernelInterface.run (its
+ * py_library_ns, over the whole report): how much of their py->driver was
+ * the library's before Triton's; false when none did. */
+bool cli_library_note(const struct cli_report *r, char *buf, size_t len);
 
 /* Sum and count without the largest value (trlat diff's means): a
  * kernel's first call compiles it, its first launch may load its module;

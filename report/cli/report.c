@@ -110,10 +110,12 @@ static void text_notes(FILE *f, const struct cli_view *v)
                 "launch callbacks were lost or never came; see docs/CUPTI.md)\n",
                 cli_fmt_count(n, r->gpu.n[CLI_GPU_UNJOINED_RECORDS]),
                 cli_fmt_count(m, r->gpu.n[CLI_GPU_KERNEL_RECORDS]));
-    char note[256];
+    char note[512];
     for (size_t i = 0; i < v->n; i++)
         if (cli_outlier_note(v->kernels[i], note, sizeof note))
             fprintf(f, "note: %s\n", note);
+    if (cli_library_note(r, note, sizeof note))
+        fprintf(f, "note: %s\n", note);
     if (r->totals.unnamed_launches.set && r->totals.unnamed_launches.v)
         fprintf(f, "note: %s launches of kernels trlat could not name are listed as <unknown ...>\n",
                 cli_fmt_count(n, r->totals.unnamed_launches.v));

@@ -67,6 +67,8 @@ static json_t *j_kernel(const struct cli_kernel *k)
             json_object_set_new(site, "gap_ns", j_int(s->gap_ns.v));
         if (s->triton_ns.set)
             json_object_set_new(site, "triton_ns", j_int(s->triton_ns.v));
+        if (s->library_ns.set)
+            json_object_set_new(site, "library_ns", j_int(s->library_ns.v));
         json_array_append_new(sites, site);
     }
     json_t *o = json_pack("{s:s,s:o,s:o,s:{s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", k->name, "module",
@@ -84,6 +86,9 @@ static json_t *j_kernel(const struct cli_kernel *k)
             json_object_set_new(ph, cli_phase_keys[i], j_int(k->phases.ns[i]));
         json_object_set_new(o, "py_phases_ns", ph);
     }
+    if (o && k->library.set)
+        json_object_set_new(o, "py_library_ns",
+                            json_pack("{s:o,s:o}", "calls", j_int(k->library.calls), "sum", j_int(k->library.ns)));
     return o;
 }
 

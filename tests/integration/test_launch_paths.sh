@@ -44,6 +44,12 @@ check_python() { # PYTHON LABEL [env...]
     expect "$v: library wrapper: the library's line beside the user's" "$(pairs "$v-l" lib_add_kernel)" \
         "$(python3 -c "print(sorted([('$libsite', '$(site "$v-l" user_lib)', 20), ('$libsite', '$(site "$v-l" user_deep)', 20), ('$libsite', None, 20), ('$bwdsite', '$(site "$v-l" user_backward)', 20)], key=str))")"
     expect "$v: library wrapper: its run is the outermost call" "$(rq "$WORK/$v-l.json" '(r["python"]["calls_one_launch"], r["python"]["nested_calls"])')" "(80, 80)"
+    # which layer took what: the library's own Python (200 us a call)
+    # before it evaluated compiled[grid], part of the call's py->driver
+    expect "$v: library wrapper: its own part, every call, within py->driver" "$(rq "$WORK/$v-l.json" \
+        '[(l["calls"], 200000 <= l["sum"] // l["calls"], l["sum"] <= p["sum"]) for l, p in [(k("lib_add_kernel")["py_library_ns"], k("lib_add_kernel")["py_to_driver_ns"])]][0]')" \
+        "(80, True, True)"
+    expect "$v: compiled: no library part" "$(rq "$WORK/$v-c.json" '[n["name"] for n in r["kernels"] if "py_library_ns" in n]')" "[]"
     expect "$v: library wrapper: same output as without trlat" "$(cat "$WORK/$v-l.out")" "$("$py" "$PROG" library 20 2>&1)"
 
     run "$v-i" inductor 20 "$py" "$@"
@@ -52,6 +58,8 @@ check_python() { # PYTHON LABEL [env...]
     expect "$v: Inductor: generated code's line beside the user's" "$(pairs "$v-i" triton_poi_fused_add_0)" \
         "[('$gensite', '$(site "$v-i" user_compiled)', 20)]"
     expect "$v: Inductor: CachingAutotuner.run is the outermost call" "$(rq "$WORK/$v-i.json" '(r["python"]["calls_one_launch"], r["python"]["nested_calls"])')" "(20, 20)"
+    expect "$v: Inductor: its own part, until Triton's launcher" "$(rq "$WORK/$v-i.json" \
+        '[(l["calls"], 0 < l["sum"] <= p["sum"]) for l, p in [(k("triton_poi_fused_add_0")["py_library_ns"], k("triton_poi_fused_add_0")["py_to_driver_ns"])]][0]')" "(20, True)"
     # the fast path on this stand-in (no torch) stands aside, and says so once
     local said=""
     [ "$v" = "fast path on" ] && said="trlat: fast path: this Python or Triton is not one it knows (needs CPython 3.11+ with a GIL, Triton 3.6's JITFunction and torch); every call runs through Triton"
@@ -69,7 +77,13 @@ lsite=$(sed -n 's/^libsite //p' "$WORK/$V-l.out")
 "$B/trlat" report "$WORK/$V-l.json" >"$WORK/l.txt" 2>&1
 expect "trlat report: the library's line (from the user's)" \
     "$(grep -c -F "$lsite (from $(site "$V-l" user_lib))" "$WORK/l.txt"):$(grep -c -F "$lsite (from $(site "$V-l" user_deep))" "$WORK/l.txt")" "1:1"
+libsum='(k("lib_add_kernel")["py_library_ns"]["sum"], sum(s.get("library_ns", 0) for s in k("lib_add_kernel")["call_sites"]))'
+expect "trlat report: the library's part by user site, and said" \
+    "$(grep -cE "Triton's +library's +rest" "$WORK/l.txt"):$(grep -c "^note: 80 calls of 1 kernel came through a library's own KernelInterface.run" "$WORK/l.txt")" "1:1"
+expect "the library's part: its sites' sum is the kernel's" "$(rq "$WORK/$V-l.json" "$libsum[0] == $libsum[1] > 0")" True
 "$B/trlat" merge "$WORK/$V-l.json" "$WORK/$V-l.json" -o "$WORK/lm.json" >/dev/null 2>&1
+expect "trlat merge: the library's part summed" "$(rq "$WORK/lm.json" "$libsum")" \
+    "$(rq "$WORK/$V-l.json" "tuple(2 * x for x in $libsum)")"
 expect "trlat merge: sites summed by (site, user site)" "$(pairs lm lib_add_kernel)" \
     "$(python3 -c "print(sorted([('$lsite', '$(site "$V-l" user_lib)', 40), ('$lsite', '$(site "$V-l" user_deep)', 40), ('$lsite', None, 40), ('$(sed -n 's/^bwdsite //p' "$WORK/$V-l.out")', '$(site "$V-l" user_backward)', 40)], key=str))")"
 check_python "$PY" "fast path on" TRLAT_FASTPATH=1

@@ -91,7 +91,7 @@ START_TEST(python_calls_fold_exactly)
     ck_assert_uint_gt(k->sites[0].triton_ns, k->py.sum);
     trlat_fold_free(f);
     /* a call still open when the report folds: its entry counts, its return not yet */
-    struct trlat_pycall saved = {ts->py_site, ts->py_launches};
+    struct trlat_pycall saved = {.site = ts->py_site, .launches = ts->py_launches};
     python_call(ts, (void *)0x4001, 1, &t, 0);
     f = trlat_fold_build();
     k = trlat_fold_kernel(f, "delta");
