@@ -14,7 +14,9 @@ and AB_US gives the median step with it on and off, in this one process.
 After each arm the report is flushed (trlat_api_flush, outside the timed
 step) and its growth gives the arm's Triton-side host time, py->driver
 plus return over the Triton-compiled kernels: AB_HOST_US gives it per step
-in each arm, the profile's figure for what the fast path removes
+in each arm, the profile's figure for what the fast path removes, and of
+it the part a library's own KernelInterface.run took before Triton's
+(py_library_ns: FlagGems' LibEntry.run), AB_LIB_US
 (REAL_AB_HOST=0: no flushes, no AB_HOST_US). With REAL_AB_SWITCH=profiling
 the arms switch profiling instead (trlat_api_profiling: recording paused
 and resumed, the fast path as configured) and AB_US gives the step
@@ -33,8 +35,8 @@ AB = os.environ.get("REAL_AB") == "1"
 PROF_AB = os.environ.get("REAL_AB_SWITCH") == "profiling"
 AB_HOST = os.environ.get("REAL_AB_HOST", "1") == "1" and not PROF_AB  # a paused arm records nothing
 ab_times = {1: [], 0: []}
-ab_host = {1: [0.0, 0], 0: [0.0, 0]}  # arm: [Triton-side ns, steps]
-ab_prev = [0.0]
+ab_host = {1: [0.0, 0, 0.0], 0: [0.0, 0, 0.0]}  # arm: [Triton-side ns, steps, of it the library's ns]
+ab_prev = [0.0, 0.0]
 if AB:
     _api = ctypes.CDLL(None)
     _api.trlat_api_fastpath.argtypes = [ctypes.c_int]
@@ -45,15 +47,17 @@ if AB:
 
 def triton_side_ns():
     """The report's Triton-side host time so far (flushed now): py->driver
-    plus return over the Triton-compiled kernels."""
+    plus return over the Triton-compiled kernels, and of it the library's
+    own part (py_library_ns)."""
     if not AB_HOST or _api.trlat_api_flush() != 0:
         return None
     buf = ctypes.create_string_buffer(4096)
     _api.trlat_api_report_path(buf, len(buf))
     with open(buf.value.decode()) as f:
         rep = json.load(f)
-    return sum((k.get(f) or {}).get("sum", 0) for k in rep["kernels"] if not native(k["name"] or "")
-               for f in ("py_to_driver_ns", "py_return_ns"))
+    ks = [k for k in rep["kernels"] if not native(k["name"] or "")]
+    return (sum((k.get(f) or {}).get("sum", 0) for k in ks for f in ("py_to_driver_ns", "py_return_ns")),
+            sum((k.get("py_library_ns") or {}).get("sum", 0) for k in ks))
 
 
 def ab_step(i):
@@ -73,9 +77,10 @@ def ab_done(arm, n=1):
         ab_times[arm[0]].append(time.perf_counter() - arm[1])
         side = triton_side_ns()
         if side is not None:
-            ab_host[arm[0]][0] += side - ab_prev[0]
+            ab_host[arm[0]][0] += side[0] - ab_prev[0]
+            ab_host[arm[0]][2] += side[1] - ab_prev[1]
             ab_host[arm[0]][1] += n
-            ab_prev[0] = side
+            ab_prev[:] = side
 
 
 def ab_start():
@@ -83,7 +88,7 @@ def ab_start():
     if AB:
         torch.cuda.synchronize()
         side = triton_side_ns()
-        ab_prev[0] = side if side is not None else 0.0
+        ab_prev[:] = side if side is not None else (0.0, 0.0)
 
 
 def ab_print():
@@ -92,6 +97,7 @@ def ab_print():
         print("AB_US on %.1f off %.1f steps %d" % (med(ab_times[1]), med(ab_times[0]), len(ab_times[1])))
         if ab_host[1][1] and ab_host[0][1]:
             print("AB_HOST_US on %.2f off %.2f" % (ab_host[1][0] / ab_host[1][1] / 1e3, ab_host[0][0] / ab_host[0][1] / 1e3))
+            print("AB_LIB_US on %.2f off %.2f" % (ab_host[1][2] / ab_host[1][1] / 1e3, ab_host[0][2] / ab_host[0][1] / 1e3))
         _switch(1)
 torch.manual_seed(0)
 dev = "cuda"
