@@ -18,7 +18,8 @@ void trlat_pylib_close(struct trlat_tstate *ts)
     uint64_t w = trlat_rec_weight(r->site), ns = trlat_ticks_ns(m - t0) * w;
     TRLAT_WR(s->lib_calls, TRLAT_RD(s->lib_calls) + w);
     TRLAT_WR(s->lib_ns, TRLAT_RD(s->lib_ns) + ns);
-    trlat_kslot_add_lib(s, trlat_rec_site(r->site), ns);
+    if (trlat_rec_site(r->site)) /* its site's share (none found: the kernel's only) */
+        trlat_kslot_add_lib(s, trlat_rec_site(r->site), ns);
 }
 
 void trlat_pyphase_close(struct trlat_tstate *ts)
