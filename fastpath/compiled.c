@@ -63,27 +63,13 @@ struct fp_clayout {
     uint64_t last_gen;
 };
 
-/* launcher -> layout, open addressing; bounded (a job has a few thousand
- * compiled kernels at most): past FP_CL_MAX launchers, none is served. */
-#define FP_CL_SLOTS 8192
-#define FP_CL_MAX 4096
-static struct fp_clayout **table;
-static unsigned nlayouts;
-
-static unsigned slot_of(const void *p)
-{
-    return (unsigned)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 51) & (FP_CL_SLOTS - 1);
-}
+/* launcher -> layout; bounded (a job has a few thousand compiled kernels
+ * at most): past FP_PMAP_MAX launchers, none is served. */
+static struct fp_pmap layouts;
 
 static struct fp_clayout *layout_find(PyObject *launcher)
 {
-    if (!table)
-        return NULL;
-    for (unsigned i = slot_of(launcher);; i = (i + 1) & (FP_CL_SLOTS - 1)) {
-        struct fp_clayout *L = table[i];
-        if (!L || L->launcher == launcher)
-            return L;
-    }
+    return (struct fp_clayout *)fp_pmap_get(&layouts, launcher);
 }
 
 static int kind_of(PyObject *ty, int *rank)
@@ -138,9 +124,7 @@ void fp_launcher_made(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
 
 void fp_launcher_learn(PyObject *self, PyObject *src, PyObject *metadata)
 {
-    if (layout_find(self) || nlayouts >= FP_CL_MAX)
-        return;
-    if (!table && !(table = calloc(FP_CL_SLOTS, sizeof *table)))
+    if (layout_find(self) || fp_pmap_full(&layouts))
         return;
     struct fp_clayout *L = calloc(1, sizeof *L);
     if (!L)
@@ -185,11 +169,11 @@ void fp_launcher_learn(PyObject *self, PyObject *src, PyObject *metadata)
     L->id = fpy.next_layout_id++; /* the JIT layouts' counter, as layout.c takes it: keys never collide */
     L->epoch = fpy.epoch;
     fp_watch_dict_of(self);
-    unsigned i = slot_of(self);
-    while (table[i])
-        i = (i + 1) & (FP_CL_SLOTS - 1);
-    table[i] = L;
-    nlayouts++;
+    if (fp_pmap_put(&layouts, self, L)) {
+        PY(Py_DecRef)(self); /* no memory for the map: L is never found */
+        free(L);
+        return;
+    }
     if (fp_conf.debug)
         trlat_log_debug("fast path: %s: a launcher of %u arguments%s%s", L->stat ? L->stat->name : "?", L->n,
                         L->bad ? ", never served: " : "", L->bad ? fp_reason_names[L->bad] : "");

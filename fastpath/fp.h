@@ -362,6 +362,41 @@ void fp_capture_tmap(const struct trlat_tmap_call *t);
 void fp_capture_install(const char *log_path);
 void fp_capture_after_fork(void);
 
+/* ---- the layers' records by object (ptrmap.c) ---- */
+/* A bounded map from a Python object's address to a layer's record (a
+ * launcher's layout, an autotuner's analysis): open addressing, never
+ * shrinking (each layer keeps what it learnt for the life of the process,
+ * holding the object); past FP_PMAP_MAX entries nothing more is learnt. */
+#define FP_PMAP_SLOTS 8192 /* a power of 2 */
+#define FP_PMAP_MAX 4096
+struct fp_pmap_slot {
+    const void *key;
+    void *val;
+};
+struct fp_pmap {
+    struct fp_pmap_slot *slot; /* NULL until the first put */
+    unsigned n;
+};
+static inline unsigned fp_pmap_hash(const void *p)
+{
+    return (unsigned)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 51) & (FP_PMAP_SLOTS - 1);
+}
+/* key's record, NULL if none. Inline: the launcher layers look up on every call. */
+static inline void *fp_pmap_get(const struct fp_pmap *m, const void *key)
+{
+    if (!m->slot)
+        return NULL;
+    for (unsigned i = fp_pmap_hash(key);; i = (i + 1) & (FP_PMAP_SLOTS - 1))
+        if (!m->slot[i].key || m->slot[i].key == key)
+            return m->slot[i].val;
+}
+static inline int fp_pmap_full(const struct fp_pmap *m)
+{
+    return m->n >= FP_PMAP_MAX;
+}
+/* Adds key (not in m) -> val: 0, or -1 when full or without memory. */
+int fp_pmap_put(struct fp_pmap *m, const void *key, void *val);
+
 /* ---- host TMA descriptors' addresses (tmap_learn.c) ---- */
 /* The address bits a replay may change in a CUtensorMap: 4..56 (the
  * encoder wants 16-byte alignment and refuses any higher bit); the others

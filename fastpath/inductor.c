@@ -130,16 +130,8 @@ struct ind {
     uint64_t epoch; /* fpy.epoch when the state was last found as modelled */
 };
 
-#define IND_SLOTS 8192
-#define IND_MAX 4096
-#define IND_TRIES 4 /* launchers analysed for one autotuner (autotuning replaces it) */
-static struct ind **table;
-static unsigned nind;
-
-static unsigned slot_of(const void *p)
-{
-    return (unsigned)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 51) & (IND_SLOTS - 1);
-}
+#define IND_TRIES 4           /* launchers analysed for one autotuner (autotuning replaces it) */
+static struct fp_pmap tuners; /* CachingAutotuner -> struct ind */
 
 /* Whether code's co_names are all in names[0..n). */
 static int names_within(PyObject *code, const char *const *names, size_t n)
@@ -462,19 +454,10 @@ static void analyse(struct ind *I, PyObject *launcher)
 
 static struct ind *find(PyObject *tuner)
 {
-    if (!table && !(table = calloc(IND_SLOTS, sizeof *table)))
-        return NULL;
-    unsigned i = slot_of(tuner);
-    for (;; i = (i + 1) & (IND_SLOTS - 1)) {
-        struct ind *I = table[i];
-        if (!I)
-            break;
-        if (I->tuner == tuner)
-            return I;
-    }
-    if (nind >= IND_MAX)
-        return NULL;
-    struct ind *I = calloc(1, sizeof *I);
+    struct ind *I = fp_pmap_get(&tuners, tuner);
+    if (I || fp_pmap_full(&tuners))
+        return I;
+    I = calloc(1, sizeof *I);
     if (!I)
         return NULL;
     PyObject *props = fp_getattr(tuner, cls.s_device_props);
@@ -482,10 +465,13 @@ static struct ind *find(PyObject *tuner)
     trlat_py_drop(props);
     if (!I->devtype)
         I->devtype = fp_hold(fpy.o_none);
-    I->tuner = fp_hold(tuner);
     I->epoch = fpy.epoch - 1;
-    table[i] = I;
-    nind++;
+    if (fp_pmap_put(&tuners, tuner, I)) {
+        trlat_py_drop(I->devtype);
+        free(I);
+        return NULL;
+    }
+    I->tuner = fp_hold(tuner);
     return I;
 }
 

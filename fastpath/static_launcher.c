@@ -77,15 +77,7 @@ struct slayout {
     uint64_t last_gen;
 };
 
-#define SL_SLOTS 8192
-#define SL_MAX 4096
-static struct slayout **table;
-static unsigned nlayouts;
-
-static unsigned slot_of(const void *p)
-{
-    return (unsigned)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 51) & (SL_SLOTS - 1);
-}
+static struct fp_pmap layouts; /* StaticallyLaunchedCudaKernel -> struct slayout */
 
 static int str_is(PyObject *o, const char *s)
 {
@@ -277,20 +269,13 @@ static int read_attrs(struct slayout *L, PyObject *d)
 
 static struct slayout *layout_get(PyObject *k)
 {
-    if (!table && !(table = calloc(SL_SLOTS, sizeof *table)))
-        return NULL;
-    unsigned i = slot_of(k);
-    for (;; i = (i + 1) & (SL_SLOTS - 1)) {
-        if (!table[i])
-            break;
-        if (table[i]->k == k)
-            return table[i];
-    }
+    struct slayout *L = fp_pmap_get(&layouts, k);
+    if (L)
+        return L;
     PyObject *d;
-    if (nlayouts >= SL_MAX || !learn_class(k) || !(d = fp_dict_of(k)) || !fp_dget(d, cls.s[A_C_IMPL]))
+    if (fp_pmap_full(&layouts) || !learn_class(k) || !(d = fp_dict_of(k)) || !fp_dget(d, cls.s[A_C_IMPL]))
         return NULL; /* a kernel's first run caches C_impl: looked at again on its next */
-    struct slayout *L = calloc(1, sizeof *L);
-    if (!L)
+    if (!(L = calloc(1, sizeof *L)))
         return NULL;
     L->bad = read_attrs(L, d);
     PyObject *nm = L->attr[A_NAME];
@@ -301,8 +286,10 @@ static struct slayout *layout_get(PyObject *k)
     L->id = fpy.next_layout_id++; /* the one counter of every layer's layouts: keys never collide */
     L->epoch = fpy.epoch;
     fp_watch_dict(d);
-    table[i] = L;
-    nlayouts++;
+    if (fp_pmap_put(&layouts, k, L)) {
+        free(L); /* no memory for the map (its holds kept: never found, never dropped) */
+        return NULL;
+    }
     if (fp_conf.debug)
         trlat_log_debug("fast path: %s: a static launcher of %u arguments%s%s", L->stat ? L->stat->name : "?", L->n,
                         L->bad ? ", never served: " : "", L->bad ? fp_reason_names[L->bad] : "");
@@ -599,8 +586,8 @@ void fp_static_done(void *state, PyObject *result)
 int fp_static_serve(PyObject *k, const unsigned g[3], uint64_t stream, PyObject *const *kargs, Py_ssize_t nk)
 {
     if (fp_conf.verify || !usable())
-        return 0; /* verify: through run(), which the hook compares */
-    struct slayout *L = table ? layout_get(k) : NULL;
+        return 0;                                            /* verify: through run(), which the hook compares */
+    struct slayout *L = layouts.slot ? layout_get(k) : NULL; /* none before the static layer's first call */
     if (!L)
         return 0;
     struct scall sc;
