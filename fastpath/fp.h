@@ -122,7 +122,8 @@ enum fp_tag {
     FP_T_INSTR,
     FP_T_GRIDLESS,
     FP_T_OBJECT, /* an immutable object keyed by identity (held by the entry) */
-    FP_T_PTROBJ  /* another object with data_ptr(): its type, dtype and alignment */
+    FP_T_PTROBJ, /* another object with data_ptr(): its type, dtype and alignment */
+    FP_T_ANNINT  /* an int annotated i32/i64/u64: its class (fp_annint_class) */
 };
 
 /* Triton 3.6's specialization of one non-constexpr argument

@@ -85,6 +85,7 @@ struct fp_param {
     PyObject *name; /* str (held) */
     PyObject *dflt; /* default (held), NULL if none */
     uint8_t constexpr_, dns, dnsa, annotated;
+    uint8_t ann_int; /* annotated i32/i64/u64 (`x: int` is i32): that FP_S_*, else 0 */
 };
 #define FP_KWCACHE 16
 
@@ -210,6 +211,7 @@ int fp_read_int(PyObject *v, uint64_t *bits, int *is_u64);
 /* An int argument of a specialized parameter as key_param keys it: its
  * class (FP_S_*), div16 and packed value; -1 when Python cannot convert it. */
 int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *d16, uint64_t *val);
+int fp_annint_class(const struct fp_param *P, PyObject *v, uint8_t *flags, uint64_t *val);
 static inline int fp_is_tensor(PyObject *v)
 {
     void *t = FP_TYPE(v);

@@ -409,6 +409,30 @@ int fp_int_class(const struct fp_param *P, PyObject *v, uint8_t *spec, uint8_t *
     return 0;
 }
 
+/* An exact int for a parameter annotated i32, i64 or u64 (P->ann_int;
+ * `x: int` is i32): Triton keys it ("<annotation>",) +
+ * specialize_impl(...)[1:], the class alone (1 when specialized, else the
+ * 16-divisibility), and its launcher packs it as the annotation's type.
+ * *flags: div16, or 2 for a specialized 1 (a parameter still, unlike an
+ * unannotated 1). -1 when v is not an int that type holds: then it is
+ * keyed exactly, as any other annotated value. */
+int fp_annint_class(const struct fp_param *P, PyObject *v, uint8_t *flags, uint64_t *val)
+{
+    uint64_t bits;
+    int is_u64, div16;
+    if (FP_TYPE(v) != fpy.t_long || fp_read_int(v, &bits, &is_u64))
+        return -1;
+    int64_t s = (int64_t)bits;
+    if (P->ann_int == FP_S_I32   ? is_u64 || s < INT32_MIN || s > INT32_MAX
+        : P->ann_int == FP_S_I64 ? is_u64
+        : P->ann_int == FP_S_U64 ? !is_u64 && s < 0
+                                 : 1)
+        return -1;
+    *flags = fp_int_spec(is_u64, bits, !P->dns, !P->dnsa, &div16) == FP_S_CONST ? 2 : (uint8_t)div16;
+    *val = P->ann_int == FP_S_I32 ? (uint64_t)(uint32_t)(int32_t)s : bits;
+    return 0;
+}
+
 /* Another object with data_ptr() (fp_read_ptrobj): keyed as a tensor is,
  * by its type and dtype (both held by the entry) and alignment; never
  * taken as the same by the layout's last hits, whose identity shortcut
@@ -489,8 +513,19 @@ static int key_param(struct fp_call *c, unsigned j, PyObject *v)
         return 0;
     }
     if (P->annotated) {
-        /* ("ann",) + specialize(...)[1:]: the annotation is the type; the
-         * exact value decides the rest. Always a kernel parameter. */
+        /* ("ann",) + specialize(...)[1:]: the annotation is the type.
+         * Always a kernel parameter. An int of an integer annotation keys
+         * by its class; anything else by the exact value. */
+        uint8_t flags;
+        if (P->ann_int && fp_annint_class(P, v, &flags, &w->val) == 0) {
+            fp_key_u64(k, FP_T_ANNINT | (uint64_t)flags << 8);
+            w->spec = P->ann_int;
+            ak->tag = FP_T_ANNINT;
+            ak->spec = P->ann_int;
+            ak->flags = flags;
+            ak->wi = (int8_t)c->nwant++;
+            return 0;
+        }
         if (fp_key_scalar(k, v))
             return FP_R_ARGTYPE;
         w->spec = FP_S_FIXED;

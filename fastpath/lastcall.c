@@ -17,8 +17,10 @@
  *   - or, for a specialized parameter (not constexpr, not annotated), a new
  *     int of the same class (i32/i64/u64, div16, not 1) or a new float or
  *     bool: the key has only the class, the value goes to the parameter;
- *   - or, for a constexpr or annotated one, keyed by value, a new exact int
- *     of the same value (key_value keys the int's bits);
+ *   - or, for a parameter annotated i32/i64/u64, a new int of the same
+ *     class there (fp_annint_class);
+ *   - or, for a constexpr or other annotated one, keyed by value, a new
+ *     exact int of the same value (key_value keys the int's bits);
  *   - a tensor reads the same dtype, is_cuda and alignment class (and the
  *     same pointer where annotated, which the key names).
  * The entry is still the memo's while fp_memo.gen is unchanged (an
@@ -140,6 +142,14 @@ static int same_class(struct fp_call *c, unsigned j, PyObject *v, PyObject *was,
 {
     const struct fp_param *P = &c->L->p[j];
     void *t = FP_TYPE(v);
+    if (a->tag == FP_T_ANNINT) { /* an int of an integer annotation: its class */
+        uint8_t flags;
+        uint64_t val;
+        if (fp_annint_class(P, v, &flags, &val) || flags != a->flags)
+            return 0;
+        c->want[a->wi].val = val;
+        return 1;
+    }
     if (P->constexpr_ || P->annotated) { /* keyed by value: an int of the same value keys the same */
         uint64_t b, ob;
         int u, ou;

@@ -3,7 +3,8 @@
  * turns the same flags into the binder): each parameter's name, default,
  * constexpr-ness, do_not_specialize, do_not_specialize_on_alignment and
  * whether it has a type annotation (then Triton's type comes from the
- * annotation and the memo keys the exact value). Kept in a fixed table: the
+ * annotation: the memo keys an int annotated i32, i64 or u64 by Triton's
+ * class of it and any other annotated value exactly). Kept in a fixed table: the
  * layout holds its function, so the table never meets a reused address. */
 #include "fastpath/fp_py.h"
 #include "interpose/log.h"
@@ -74,6 +75,17 @@ static int read_params(struct fp_layout *L)
             return FP_R_KNOBS;
         }
         p->annotated = (uint8_t)has_ann;
+        p->ann_int = 0;
+        if (has_ann && (ann = fp_getattr(kp, fpy.s_annotation_type))) {
+            p->ann_int = FP_TYPE(ann) != fpy.t_str ? 0
+                         : is_named(ann, "i32")    ? FP_S_I32
+                         : is_named(ann, "i64")    ? FP_S_I64
+                         : is_named(ann, "u64")    ? FP_S_U64
+                                                   : 0;
+            PY(Py_DecRef)(ann);
+        } else if (has_ann) {
+            PY(PyErr_Clear)();
+        }
         /* the binder is `def dynamic_func(p0, p1=default_p1, ..., **options)`:
          * every parameter positional-or-keyword (inspect kind 1) */
         PyObject *ip = fp_getattr(kp, fpy.s__param);

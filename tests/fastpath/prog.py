@@ -30,6 +30,11 @@ def scalars_kernel(x, f, b, none, i, j: "i32", BLOCK: tl.constexpr):
     pass
 
 
+@triton.jit(do_not_specialize=["v"])
+def annint_kernel(x, s: int, t: "i64", u: "u64", v: int, BLOCK: tl.constexpr):  # FlagGems' `stride: int`
+    pass
+
+
 @triton.jit(do_not_specialize=["n"], do_not_specialize_on_alignment=["m"])
 def dns_kernel(x, n, m, BLOCK: tl.constexpr = 64):
     pass
@@ -98,6 +103,10 @@ def corpus():
             scalars_kernel[(1, )](x, f, b, None, rep + 5, 7, BLOCK=8)
         p = torch.nn.Parameter(64)
         scalars_kernel[(2, 3, 4)](p, 0.25, False, None, 16, 1, BLOCK=8)
+        # ints annotated int/i64/u64 (FlagGems' strides): keyed by class, 1
+        # a parameter still; v do_not_specialize
+        for s in (1, 2, 3, 16, 32, 17, 1 + rep, 2**31 - 1, -5):
+            annint_kernel[(1, )](x, s, s * 3 + 2**33, 2**63 + 16 * s if s > 0 else 7, s, BLOCK=8)
         # do_not_specialize / on_alignment
         for n in (1, 16, 33):
             dns_kernel[(1, )](x, n, n)
@@ -530,6 +539,13 @@ def lastcall():
         x._ptr += 4  # a tensor that matches no slot, read once for all of them
         add_kernel[(1, )](x, y, out, 64, BLOCK=64)
         x._ptr -= 4
+        for s in (40, 41, 42, 48, 1, 2, 1, 43 + rep):  # annotated ints: new objects, one class or another
+            annint_kernel[(1, )](x, s, s, s, s, BLOCK=8)
+        for s in (2**31, 2**31 + 16):  # past the annotation's i32: keyed exactly, Triton raises
+            try:
+                annint_kernel[(1, )](x, s, s, s, s, BLOCK=8)
+            except OverflowError as e:
+                print("annint:", e)
         for v in ("512", "512", "1024", "512"):  # constexpr and annotated: new int objects, equal or not
             add_kernel[(1, )](x, y, out, 64, BLOCK=int(v))
             scalars_kernel[(1, )](x, 0.5, True, None, 5, int(v), BLOCK=8)

@@ -121,6 +121,9 @@ for w in WORKLOADS:
                              f"with; Triton's calls below it {toff:.1f} -> {ton:.1f} us: removed {tshare:.1f}%, "
                              f"the step fell by {tfell:.2f}x that" if loff else "")
                           + f" (target 80%) {'PASS' if judged >= 80 else 'FAIL'}")
+                # where it goes, per kernel (real_models.py's AB_KERNEL lines)
+                for k in re.findall(r"^AB_KERNEL (.*)$", o, re.M)[:6]:
+                    print(f"TABLE real_models {w} round {r} A/B kernel (us a step): {k}")
             m = re.search(r"STEP_US ([0-9.]+)", o)
             steps.setdefault(mode, []).append(float(m.group(1)) if m else float("nan"))
             outs.setdefault(mode, set()).add("\n".join(l for l in o.splitlines() if l.startswith(("TOKENS", "LOSSES"))))

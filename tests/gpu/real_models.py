@@ -37,6 +37,8 @@ AB_HOST = os.environ.get("REAL_AB_HOST", "1") == "1" and not PROF_AB  # a paused
 ab_times = {1: [], 0: []}
 ab_host = {1: [0.0, 0, 0.0], 0: [0.0, 0, 0.0]}  # arm: [Triton-side ns, steps, of it the library's ns]
 ab_prev = [0.0, 0.0]
+ab_kern = {1: {}, 0: {}}  # arm: {kernel: [Triton-side ns, library ns, launches, misses]}
+ab_kprev = {}
 if AB:
     _api = ctypes.CDLL(None)
     _api.trlat_api_fastpath.argtypes = [ctypes.c_int]
@@ -56,8 +58,14 @@ def triton_side_ns():
     with open(buf.value.decode()) as f:
         rep = json.load(f)
     ks = [k for k in rep["kernels"] if not native(k["name"] or "")]
-    return (sum((k.get(f) or {}).get("sum", 0) for k in ks for f in ("py_to_driver_ns", "py_return_ns")),
-            sum((k.get("py_library_ns") or {}).get("sum", 0) for k in ks))
+    per = {}
+    for k in ks:
+        v = per.setdefault(k["name"], [0, 0, 0, 0])
+        v[0] += sum((k.get(f) or {}).get("sum", 0) for f in ("py_to_driver_ns", "py_return_ns"))
+        v[1] += (k.get("py_library_ns") or {}).get("sum", 0)
+        v[2] += k["launches"]
+        v[3] += (k.get("fastpath") or {}).get("misses", 0)
+    return sum(v[0] for v in per.values()), sum(v[1] for v in per.values()), per
 
 
 def ab_step(i):
@@ -80,7 +88,14 @@ def ab_done(arm, n=1):
             ab_host[arm[0]][0] += side[0] - ab_prev[0]
             ab_host[arm[0]][2] += side[1] - ab_prev[1]
             ab_host[arm[0]][1] += n
-            ab_prev[:] = side
+            ab_prev[:] = side[:2]
+            for name, v in side[2].items():
+                was = ab_kprev.get(name, [0, 0, 0, 0])
+                acc = ab_kern[arm[0]].setdefault(name, [0, 0, 0, 0])
+                for i in range(4):
+                    acc[i] += v[i] - was[i]
+            ab_kprev.clear()
+            ab_kprev.update(side[2])
 
 
 def ab_start():
@@ -88,7 +103,9 @@ def ab_start():
     if AB:
         torch.cuda.synchronize()
         side = triton_side_ns()
-        ab_prev[:] = side if side is not None else (0.0, 0.0)
+        ab_prev[:] = side[:2] if side is not None else (0.0, 0.0)
+        if side is not None:
+            ab_kprev.update(side[2])
 
 
 def ab_print():
@@ -98,6 +115,16 @@ def ab_print():
         if ab_host[1][1] and ab_host[0][1]:
             print("AB_HOST_US on %.2f off %.2f" % (ab_host[1][0] / ab_host[1][1] / 1e3, ab_host[0][0] / ab_host[0][1] / 1e3))
             print("AB_LIB_US on %.2f off %.2f" % (ab_host[1][2] / ab_host[1][1] / 1e3, ab_host[0][2] / ab_host[0][1] / 1e3))
+            # per kernel, the largest Triton-side shares without the fast
+            # path: us a step with and without it, of it the library's, and
+            # the calls and misses a step with it
+            top = sorted(ab_kern[0], key=lambda n: -ab_kern[0][n][0])[:8]
+            for n in top:
+                on, off = ab_kern[1].get(n, [0, 0, 0, 0]), ab_kern[0][n]
+                ps = lambda x, arm: x / ab_host[arm][1]  # noqa: E731
+                print("AB_KERNEL %s on %.1f off %.1f lib_on %.1f lib_off %.1f calls %.1f misses %.2f" %
+                      (n, ps(on[0], 1) / 1e3, ps(off[0], 0) / 1e3, ps(on[1], 1) / 1e3, ps(off[1], 0) / 1e3,
+                       ps(on[2], 1), ps(on[3], 1)))
         _switch(1)
 torch.manual_seed(0)
 dev = "cuda"

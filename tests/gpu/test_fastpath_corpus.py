@@ -25,7 +25,7 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-WORKLOADS = ["vadd", "softmax", "layernorm", "matmul_autotuned", "dropout", "scalars", "ints", "misaligned",
+WORKLOADS = ["vadd", "softmax", "layernorm", "matmul_autotuned", "dropout", "scalars", "ints", "annotated_ints", "misaligned",
              "dtypes", "two_streams", "cuda_graph", "two_threads", "run_direct"]
 REPS = int(os.environ.get("CORPUS_REPS", "5"))
 JOBS = max(1, int(os.environ.get("CORPUS_JOBS", "6")))
@@ -200,6 +200,26 @@ def workloads():
                 o = torch.zeros(2, dtype=torch.int64, device="cuda")
                 int_kernel[(1, )](o, v, v + 1 if v < 2**63 - 1 else v)
                 digest(f"ints r{r} {v}", o)
+
+    @triton.jit
+    def annint_kernel(out_ptr, a: int, b: "i64", c: int):  # FlagGems' `stride: int` parameters
+        tl.store(out_ptr, a)
+        tl.store(out_ptr + 1, b)
+        tl.store(out_ptr + 2, c)
+
+    def annotated_ints():
+        # keyed by Triton's class of them (1, div 16, neither), the values
+        # written; past i32 for `a`, the launcher raises (keyed exactly)
+        vals = (0, 1, 2, 15, 16, 17, 32, -1, -16, 2**31 - 1, -2**31, 2**31)
+        for r in range(REPS):
+            for v in vals:
+                o = torch.zeros(3, dtype=torch.int64, device="cuda")
+                try:
+                    annint_kernel[(1, )](o, v, v * 3 + 2**33, 100 + v % 7 + r)
+                except Exception as e:  # noqa: BLE001 (OverflowError: the same in every mode)
+                    digest(f"annotated_ints r{r} {v} raised {type(e).__name__}", o)
+                    continue
+                digest(f"annotated_ints r{r} {v}", o)
 
     def misaligned():
         torch.manual_seed(6)

@@ -21,6 +21,8 @@ from ..compiler.compiler import ASTSource, CompiledKernel
 from .driver import driver
 
 _CANON = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int64": "i64", "bool": "u1"}
+# _normalize_ty's type_canonicalisation_dict, in part: `x: int` is i32
+_CANON_ANN = dict(_CANON, int="i32", uint64="u64", float="fp32")
 
 
 class KernelParam:
@@ -40,9 +42,8 @@ class KernelParam:
         a = self._param.annotation
         if a is inspect.Parameter.empty or not a:
             return ""
-        if isinstance(a, str):
-            return a.replace("tl.", "")
-        return getattr(a, "__name__", str(a))
+        a = a.replace("tl.", "") if isinstance(a, str) else getattr(a, "__name__", str(a))
+        return _CANON_ANN.get(a, a)
 
     @property
     def annotation_type(self):
