@@ -77,12 +77,15 @@ $(BUILD)/libtrlat.so: $(LIB_OBJS) interpose/exports.map
 	  -Wl,-z,now -Wl,-z,nodelete $(UNWIND_LIBS) -ldl -lpthread
 
 # Python that libtrlat.so reads by absolute path from <libdir>/share/trlat:
-# the Python hook's installer and the fast path's grid analysis.
-SHARE_PY := $(BUILD)/share/trlat/pyhook.py $(BUILD)/share/trlat/gridcheck.py
+# the Python hook's installer, the fast path's grid analysis and its LibEntry reference.
+SHARE_PY := $(BUILD)/share/trlat/pyhook.py $(BUILD)/share/trlat/gridcheck.py $(BUILD)/share/trlat/libentry_model.py
 $(BUILD)/share/trlat/pyhook.py: interpose/python/pyhook.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 $(BUILD)/share/trlat/gridcheck.py: fastpath/gridcheck.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(BUILD)/share/trlat/libentry_model.py: fastpath/libentry_model.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 $(BUILD)/libtrlat.so: | $(SHARE_PY)

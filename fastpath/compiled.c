@@ -588,6 +588,11 @@ PyObject *fp_launcher_call(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     *state = NULL;
     if (kwnames || nargs < 10 || !usable())
         return NULL;
+    if (fp_conf.verify) { /* a LibEntry call's launch against its model's */
+        unsigned vg[3];
+        int gok = !fp_grid_dim(args[1], &vg[0]) && !fp_grid_dim(args[2], &vg[1]) && !fp_grid_dim(args[3], &vg[2]);
+        fp_libentry_check(args[0], gok ? vg : NULL, args + 10, nargs - 10);
+    }
     struct fp_clayout *L = layout_find(args[0]);
     if (!L) {
         /* made before the hook: its signature unknown. Counted under its

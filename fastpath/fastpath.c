@@ -104,6 +104,9 @@ static void say_found(void)
     if (fp_found_launcher)
         trlat_log_debug("fast path: %llu hits were compiled kernels' launches (the launcher memo)",
                         (unsigned long long)fp_found_launcher);
+    if (fp_found_libentry)
+        trlat_log_debug("fast path: %llu calls of FlagGems' LibEntry.run were served in C",
+                        (unsigned long long)fp_found_libentry);
     if (hits)
         trlat_log_debug("fast path: %llu of %llu hits took one of their kernel's last %d hits' entries (no key built)",
                         (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
@@ -509,6 +512,16 @@ static int set_fastpath(int on)
     return was != 0;
 }
 
+/* A KernelInterface subclass's run: Inductor's CachingAutotuner, else
+ * FlagGems' LibEntry; NULL without an error: the original runs. */
+static PyObject *fp_entry_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *r = fp_inductor_run(orig, args, nargs, kwnames);
+    if (r || PY(PyErr_Occurred)())
+        return r;
+    return fp_libentry_run(orig, args, nargs, kwnames);
+}
+
 static const struct trlat_pymemo pymemo = {.before = fp_before,
                                            .after = fp_after,
                                            .prekey_entry = fp_prekey_entry,
@@ -517,7 +530,7 @@ static const struct trlat_pymemo pymemo = {.before = fp_before,
                                            .launch = fp_launcher_call,
                                            .launched = fp_launcher_done,
                                            .compiled_getitem = fp_compiled_getitem,
-                                           .entry = fp_inductor_run,
+                                           .entry = fp_entry_run,
                                            .static_launch = fp_static_call,
                                            .static_launched = fp_static_done};
 
@@ -556,7 +569,7 @@ static void after_fork_child(void)
     fp_capture_after_fork();
     fp_prekey_tls = NULL;
     fp_stats_reset();
-    found_keyed = fp_found_launcher = 0;
+    found_keyed = fp_found_launcher = fp_found_libentry = 0;
 }
 
 static const struct trlat_module module = {.name = "fastpath",

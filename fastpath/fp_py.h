@@ -518,6 +518,19 @@ int fp_hook_idle(PyObject *h);
  * reference) when replayed, NULL with an error set when the replay's launch
  * failed, NULL without one when run() must run. */
 PyObject *fp_inductor_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* ---- FlagGems' LibEntry.run served in C (libentry.c) ---- */
+/* The call served (its result, or NULL with the error it raised), or NULL
+ * without an error: the original runs. Verify mode runs the original
+ * itself and checks its launch against the model (fp_libentry_check, from
+ * the launcher's call). */
+PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+void fp_libentry_check(PyObject *launcher, const unsigned g[3], PyObject *const *kargs, Py_ssize_t nk);
+extern uint64_t fp_found_libentry;
+
+/* ---- trlat's share files run (sharepy.c): 0, -1 unreadable, -2 did not load ---- */
+int fp_share_load(const char *file, const char *modname, const char *const *names, PyObject **fns, unsigned n,
+                  char *path, size_t pathlen);
 /* Verify mode: the grid a CudaLauncher got, against the one the program
  * computed for it on this thread (if any). */
 void fp_inductor_check(PyObject *launcher, const unsigned g[3]);

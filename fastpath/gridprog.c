@@ -17,7 +17,6 @@
  * slot). TRLAT_FASTPATH=verify calls the grid as well and compares
  * (grid.c). Everything runs with the GIL held. */
 #include "fastpath/fp_py.h"
-#include "interpose/python/sharefile.h"
 #include "interpose/log.h"
 
 #include <limits.h>
@@ -65,7 +64,7 @@ static unsigned nslots;
 static PyObject *analyze_fn, *analyze_launcher_fn;
 static int loaded; /* 0 not yet, 1 loaded, -1 failed */
 
-/* ---- loading gridcheck.py (sharefile.h) ---- */
+/* ---- loading gridcheck.py (sharepy.c) ---- */
 static int load(void)
 {
     if (loaded)
@@ -75,36 +74,19 @@ static int load(void)
         !fpy.t_cell)
         return 0;
     char path[4200];
-    char *src = trlat_share_read("gridcheck.py", 1 << 17, path, sizeof path);
-    if (!src) {
-        trlat_log("fast path: cannot read %s; grid functions are called on every hit", path);
+    static const char *const names[2] = {"analyze", "analyze_launcher"};
+    PyObject *fns[2];
+    int r = fp_share_load("gridcheck.py", "trlat_gridcheck", names, fns, 2, path, sizeof path);
+    if (r) {
+        trlat_log(r == -1 ? "fast path: cannot read %s; grid functions are called on every hit"
+                          : "fast path: %s did not load; grid functions are called on every hit",
+                  path);
         return 0;
     }
-    PyObject *code = PY(Py_CompileString)(src, path, TRLAT_PY_FILE_INPUT);
-    free(src);
-    PyObject *g = code ? PY(PyDict_New)() : NULL, *name = NULL, *file = NULL, *r = NULL;
-    int ok = g && PY(PyDict_SetItemString)(g, "__builtins__", PY(PyEval_GetBuiltins)()) == 0 &&
-             (name = PY(PyUnicode_FromString)("trlat_gridcheck")) &&
-             PY(PyDict_SetItemString)(g, "__name__", name) == 0 && (file = PY(PyUnicode_FromString)(path)) &&
-             PY(PyDict_SetItemString)(g, "__file__", file) == 0 && (r = PY(PyEval_EvalCode)(code, g, g));
-    PyObject *fn = ok ? PY(PyDict_GetItemString)(g, "analyze") : NULL;
-    PyObject *fl = ok ? PY(PyDict_GetItemString)(g, "analyze_launcher") : NULL;
-    if (fn && fl) {
-        PY(Py_IncRef)(fn);
-        PY(Py_IncRef)(fl);
-        analyze_fn = fn;
-        analyze_launcher_fn = fl;
-        loaded = 1;
-    } else {
-        PY(PyErr_Clear)();
-        trlat_log("fast path: %s did not load; grid functions are called on every hit", path);
-    }
-    trlat_py_drop(r);
-    trlat_py_drop(file);
-    trlat_py_drop(name);
-    trlat_py_drop(g); /* analyze's __globals__ keeps the namespace */
-    trlat_py_drop(code);
-    return loaded > 0;
+    analyze_fn = fns[0];
+    analyze_launcher_fn = fns[1];
+    loaded = 1;
+    return 1;
 }
 
 /* ---- the analysis result -> a program ---- */

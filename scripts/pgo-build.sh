@@ -64,6 +64,6 @@ rm -f "$W/libtrlat.so"
 # silence it (and -Werror), about its untrained wrappers' clones
 make -s BUILD="$W" OPT=-O2 "$W/obj/interpose/handles.o"
 make -s -j"$J" BUILD="$W" OPT="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" "$W/libtrlat.so"
-make -s -j"$J" BUILD="$B" "$B/share/trlat/pyhook.py" "$B/share/trlat/gridcheck.py"
+make -s -j"$J" BUILD="$B" "$B/share/trlat/pyhook.py" "$B/share/trlat/gridcheck.py" "$B/share/trlat/libentry_model.py"
 cp "$W/libtrlat.so" "$B/libtrlat.so"
 echo "pgo-build: $B/libtrlat.so built with profile feedback"

@@ -183,6 +183,11 @@ struct py_member {
     X(0, PyObject *, PyFunction_GetGlobals, (PyObject *))              /* borrowed */                      \
     X(0, PyObject *, PyFunction_GetClosure, (PyObject *))              /* borrowed; NULL when none */      \
     X(0, int, PyContextVar_Get, (PyObject *, PyObject *, PyObject **)) /* *value: new reference */         \
+    /* FlagGems' LibEntry.run in C (fastpath/libentry.c) */                                                \
+    X(0, PyObject *, PyObject_GetItem, (PyObject *, PyObject *))                                           \
+    X(0, PyObject *, PyNumber_Add, (PyObject *, PyObject *))                                               \
+    X(0, PyObject *, PySlice_New, (PyObject *, PyObject *, PyObject *))                                    \
+    X(0, PyObject *, PySequence_Tuple, (PyObject *))                                                       \
     /* ---- end of the launch memo's block ---- */
 
 struct trlat_pyapi {
@@ -190,8 +195,9 @@ struct trlat_pyapi {
     TRLAT_PYAPI(TRLAT_PYAPI_FIELD)
 #undef TRLAT_PYAPI_FIELD
     /* data symbols */
-    PyObject *none;        /* &_Py_NoneStruct */
-    PyObject *exc_runtime; /* *PyExc_RuntimeError */
+    PyObject *none;          /* &_Py_NoneStruct */
+    PyObject *exc_runtime;   /* *PyExc_RuntimeError */
+    PyObject *exc_attribute; /* *PyExc_AttributeError (NULL: not found) */
 };
 
 extern struct trlat_pyapi trlat_py;

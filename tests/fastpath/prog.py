@@ -1002,6 +1002,56 @@ def inductor():
     print("inductor done")
 
 
+def libentry():
+    """FlagGems' LibEntry (tests/fastpath/flag_gems: its class verbatim)
+    around three kernels: its key by value (a new int: its first-call
+    path), a callable grid, trailing parameters by keyword and default,
+    StridedBuffer-like objects, a tensor descriptor, what it returns; an
+    entry with a launch pre-hook and a cleared cache (run() runs again),
+    a grid that raises, a missing constexpr."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    from flag_gems.utils.libentry import LibEntry
+    add, sc, ann, desc = LibEntry(add_kernel), LibEntry(scalars_kernel), LibEntry(annint_kernel), LibEntry(desc_kernel)
+    x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
+    for rep in range(N):
+        for n in (64, 65, 64, 128 + rep % 3):
+            r = add[(cdiv(n, 64), )](x, y, out, n, BLOCK=64)
+        if rep == 0:
+            print("returns", type(r).__name__, type(r[0]).__name__, sorted(r[1].items()))
+        add[lambda meta: (cdiv(meta["n"], meta["BLOCK"]), meta["BLOCK"] // 16)](x, y, out, 100, BLOCK=32)
+        add[(2, )](x, y, out, n=77, BLOCK=16)  # a trailing parameter by keyword
+        try:
+            add[[3]](x, y, out, 50, BLOCK=16)  # a list grid: cached, run() raises at grid + (1, 1)
+        except TypeError as e:
+            print("list grid:", e) if rep < 2 else None
+        sc[(1, )](x, 0.5 + rep % 2, True, None, 5, 7, BLOCK=8)
+        ann[(1, 2)](x, 3 + rep % 2, 5, 7, 9, BLOCK=8)
+        add[(1, )](Strided(x, 16 * (rep % 2)), Strided(y), out, 64, BLOCK=64)
+        desc[(1, )](TensorDescriptor(x, [64, 64], [64, 1], [16, 16]), 64)
+        if rep == N // 2:
+            cache = add.kernel_cache[0]
+            k = next(iter(cache))
+            kern, c, t, h, _ = cache[k]
+            cache[k] = (kern, c, t, h, ((lambda nargs: print("pre-hook", sorted(nargs)[:3]), {"EXTRA": 1}), ))
+            add[(1, )](x, y, out, 64, BLOCK=64)
+            cache.clear()
+    calls = []
+
+    def grid_then_raise(meta):  # the first call (run()'s first-call path) returns, then it raises
+        calls.append(sorted(meta))
+        if len(calls) > 1:
+            raise ZeroDivisionError("grid %d" % len(calls))
+        return (1, )
+
+    for _ in range(3):
+        try:
+            add[grid_then_raise](x, y, out, 33, BLOCK=64)
+        except ZeroDivisionError as e:
+            print("grid raised:", e)
+    print("grid meta", calls[-1])
+    print("libentry done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

@@ -38,6 +38,10 @@ class KernelParam:
         return self._param.name
 
     @property
+    def default(self):
+        return self._param.default
+
+    @property
     def annotation(self):
         a = self._param.annotation
         if a is inspect.Parameter.empty or not a:

@@ -1,0 +1,727 @@
+/* FlagGems' LibEntry.run(*args, grid=g, **kwargs) served in C: its hit
+ * path, step by step as FlagGems 5.0.2 writes it (flag_gems/utils/
+ * libentry.py, the branch for Triton 3.3-3.6), with the same Python
+ * operations on the same objects, without the ~20 us of its bytecode:
+ *   - the arguments split by the instance's specialize_indices and
+ *     do_not_specialize_indices (the trailing parameters from the keywords
+ *     or their defaults, by the JITFunction's KernelParam flags), a
+ *     TensorDescriptor replaced by its tuple;
+ *   - its key, self.key(...) (ints of specialized parameters by value,
+ *     tensors by dtype and 16-byte alignment: data_ptr() and dtype read as
+ *     key() reads them), looked up in self.kernel_cache[current_device()];
+ *   - not there, or launch pre-hooks in the entry: the original runs (its
+ *     first-call path), nothing having run but those reads;
+ *   - the launch arguments by signature from the call, the tuned and
+ *     heuristic constexprs and the constexprs (one missing: the original
+ *     runs, and raises as it does);
+ *   - a callable grid called with the dict run() builds, grid + (1, 1),
+ *     [0:3], kernel[grid](*all_args) (the hooked CompiledKernel.__getitem__
+ *     and the launcher memo below it), and (kernel, constexprs) returned.
+ *     Once the grid function was called, whatever follows runs to the end
+ *     and raises as run() would.
+ * Served only for a class whose run and key compile to exactly the
+ * reference trlat models (libentry_model.py, with the running Python),
+ * whose module's globals and builtins hold what they held then (watched),
+ * and for an instance whose attributes are those its __init__ set. Verify
+ * mode serves nothing here: the original runs, and its launch (launcher,
+ * grid, argument objects) is checked against what the model computed.
+ * Everything runs with the GIL held. */
+#include "fastpath/fp_py.h"
+#include "interpose/log.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+uint64_t fp_found_libentry; /* calls served, under TRLAT_FASTPATH_DEBUG */
+
+/* The builtins run and key call by name (neither may be the module's own). */
+static const char *const bnames[] = {"RuntimeError", "callable", "dict",  "enumerate", "hasattr", "isinstance",
+                                     "len",          "list",     "tuple", "zip",       "int",     "type"};
+#define NB (sizeof bnames / sizeof *bnames)
+
+static struct {
+    int state; /* 0 not looked at, 1 modelled, -1 not */
+    void *type;
+    PyObject *run, *key;          /* held: as checked */
+    PyObject *globals, *builtins; /* held, watched */
+    PyObject *bval[NB], *bname[NB];
+    PyObject *devfn, *inspect, *odict; /* the module's torch_device_fn, inspect and OrderedDict (held) */
+    uint64_t epoch;
+    PyObject *one_one, *slice03;
+    PyObject *s_grid, *s_key, *s_run, *s_dtype, *s_data_ptr, *s_current_device, *s_kernel_cache, *s_signature, *s_jit,
+        *s_spec, *s_dns, *s_div, *s_arg_names, *s_major, *s_minor, *s_devfn, *s_inspect, *s_odict, *s__empty, *s_i32,
+        *s_u64, *s_i64, *s_td, *s_shape, *s_strides, *s_block_shape, *s_padding, *s__run, *s_builtins;
+} cls;
+
+struct le {
+    PyObject *self, *jit, *sig, *spec, *dns; /* held: as learnt */
+    struct fp_layout *L;
+    unsigned nspec, ndns;
+    PyObject *specv[FP_MAX_ARGS], *dnsv[FP_MAX_ARGS]; /* the lists' items as learnt (held) */
+    uint8_t kind[FP_MAX_ARGS];                        /* a positional argument: 0 spec, 1 dns, 2 constexpr */
+    const char *bad;                                  /* why never served (NULL: served) */
+};
+static struct fp_pmap instances; /* LibEntry -> struct le */
+
+enum { K_SPEC, K_DNS, K_CONST };
+
+static int intern_all(void)
+{
+    struct {
+        PyObject **p;
+        const char *s;
+    } n[] = {{&cls.s_grid, "grid"},
+             {&cls.s_key, "key"},
+             {&cls.s_run, "run"},
+             {&cls.s_dtype, "dtype"},
+             {&cls.s_data_ptr, "data_ptr"},
+             {&cls.s_current_device, "current_device"},
+             {&cls.s_kernel_cache, "kernel_cache"},
+             {&cls.s_signature, "signature"},
+             {&cls.s_jit, "jit_function"},
+             {&cls.s_spec, "specialize_indices"},
+             {&cls.s_dns, "do_not_specialize_indices"},
+             {&cls.s_div, "divisibility"},
+             {&cls.s_arg_names, "arg_names"},
+             {&cls.s_major, "major_version"},
+             {&cls.s_minor, "minor_version"},
+             {&cls.s_devfn, "torch_device_fn"},
+             {&cls.s_inspect, "inspect"},
+             {&cls.s_odict, "OrderedDict"},
+             {&cls.s__empty, "_empty"},
+             {&cls.s_i32, "i32"},
+             {&cls.s_u64, "u64"},
+             {&cls.s_i64, "i64"},
+             {&cls.s_td, "TensorDescriptor"},
+             {&cls.s_shape, "shape"},
+             {&cls.s_strides, "strides"},
+             {&cls.s_block_shape, "block_shape"},
+             {&cls.s_padding, "padding"},
+             {&cls.s__run, "_run"},
+             {&cls.s_builtins, "__builtins__"}};
+    for (size_t i = 0; i < sizeof n / sizeof *n; i++)
+        if (!(*n[i].p = PY(PyUnicode_InternFromString)(n[i].s)))
+            return 0;
+    for (size_t i = 0; i < NB; i++)
+        if (!(cls.bname[i] = PY(PyUnicode_InternFromString)(bnames[i])))
+            return 0;
+    PyObject *one = PY(PyLong_FromLong)(1), *zero = PY(PyLong_FromLong)(0), *three = PY(PyLong_FromLong)(3);
+    cls.one_one = PY(PyTuple_New)(2);
+    if (cls.one_one && one) {
+        PY(Py_IncRef)(one);
+        PY(PyTuple_SetItem)(cls.one_one, 0, one);
+        PY(Py_IncRef)(one);
+        PY(PyTuple_SetItem)(cls.one_one, 1, one);
+    }
+    cls.slice03 = zero && three ? PY(PySlice_New)(zero, three, NULL) : NULL;
+    trlat_py_drop(one);
+    trlat_py_drop(zero);
+    trlat_py_drop(three);
+    return cls.one_one && cls.slice03;
+}
+
+/* The globals and builtins run reads, as found: 1 still so. */
+static int globals_current(void)
+{
+    if (fpy.watchers && cls.epoch == fpy.epoch)
+        return 1;
+    PyObject *major = fp_dget(cls.globals, cls.s_major), *minor = fp_dget(cls.globals, cls.s_minor);
+    long ma = major && FP_TYPE(major) == fpy.t_long ? PY(PyLong_AsLong)(major) : -1;
+    long mi = minor && FP_TYPE(minor) == fpy.t_long ? PY(PyLong_AsLong)(minor) : -1;
+    PY(PyErr_Clear)();
+    PyObject *td = fp_dict_of((PyObject *)cls.type);
+    int ok = ma == 3 && mi >= 3 && mi <= 6 && fp_dget(cls.globals, cls.s_devfn) == cls.devfn &&
+             fp_dget(cls.globals, cls.s_inspect) == cls.inspect && fp_dget(cls.globals, cls.s_odict) == cls.odict &&
+             td && fp_dget(td, cls.s_key) == cls.key;
+    PyObject *empty = ok ? fp_getattr(cls.inspect, cls.s__empty) : NULL;
+    PY(PyErr_Clear)();
+    ok = ok && empty == fpy.o_empty;
+    trlat_py_drop(empty);
+    for (size_t i = 0; ok && i < NB; i++)
+        ok = !fp_dget(cls.globals, cls.bname[i]) && fp_dget(cls.builtins, cls.bname[i]) == cls.bval[i];
+    if (ok)
+        cls.epoch = fpy.epoch;
+    return ok;
+}
+
+/* Whether type is a LibEntry whose run (orig) and key are the modelled
+ * ones; decided once, for the first class named LibEntry. */
+static int learn_class(void *type, PyObject *run)
+{
+    if (cls.state)
+        return cls.state > 0 && type == cls.type && run == cls.run;
+    static void *others[8]; /* other KernelInterface subclasses: pointers compared, never followed */
+    static unsigned next;
+    for (unsigned i = 0; i < 8; i++)
+        if (others[i] == type)
+            return 0;
+    PyObject *n = fp_getattr((PyObject *)type, fpy.s___name__);
+    int named = n && FP_TYPE(n) == fpy.t_str && !PY(PyUnicode_CompareWithASCIIString)(n, "LibEntry");
+    trlat_py_drop(n);
+    PY(PyErr_Clear)();
+    if (!named) {
+        others[next++ % 8] = type;
+        return 0;
+    }
+    cls.state = -1;
+    const char *why = NULL;
+    if (!PY(PyObject_GetItem) || !PY(PyNumber_Add) || !PY(PySlice_New) || !PY(PySequence_Tuple) ||
+        !PY(PyFunction_GetGlobals) || !PY(PyObject_Vectorcall) || !PY(PyObject_VectorcallMethod) ||
+        !PY(PyDict_GetItemWithError) || !PY(PyDict_Next) || !PY(PyType_IsSubtype) || !trlat_py.exc_attribute ||
+        !intern_all())
+        why = "this Python lacks what it needs";
+    PyObject *td = why ? NULL : fp_dict_of((PyObject *)type);
+    PyObject *key = td ? fp_dget(td, cls.s_key) : NULL;
+    if (!why && (!key || FP_TYPE(key) != fpy.t_function || FP_TYPE(run) != fpy.t_function))
+        why = "its run or key is not a Python function";
+    if (!why) {
+        static PyObject *check;
+        static int loaded;
+        char path[4200];
+        if (!loaded++) {
+            static const char *const names[1] = {"check"};
+            if (fp_share_load("libentry_model.py", "trlat_libentry_model", names, &check, 1, path, sizeof path))
+                trlat_log("fast path: %s did not load; FlagGems' LibEntry.run is not served", path);
+        }
+        PyObject *a[2] = {run, key};
+        PyObject *r = check ? PY(PyObject_Vectorcall)(check, a, 2, NULL) : NULL;
+        if (!r) {
+            PY(PyErr_Clear)();
+            why = "the reference did not load";
+        } else if (r != fpy.o_none) {
+            why = FP_TYPE(r) == fpy.t_str ? PY(PyUnicode_AsUTF8)(r) : "it is not the modelled one";
+            if (fp_conf.debug)
+                trlat_log_debug("fast path: libentry: LibEntry.run is served above its compiled[grid] call only: %s",
+                                why ? why : "?");
+            why = "it is not the one FlagGems 5.0.2 has";
+        }
+        trlat_py_drop(r);
+    }
+    if (!why) {
+        cls.globals = PY(PyFunction_GetGlobals)(run);
+        cls.builtins = cls.globals ? fp_dget(cls.globals, cls.s_builtins) : NULL;
+        if (cls.builtins && FP_TYPE(cls.builtins) != fpy.t_dict)
+            cls.builtins = fp_dict_of(cls.builtins); /* the module */
+        cls.devfn = cls.globals ? fp_dget(cls.globals, cls.s_devfn) : NULL;
+        cls.inspect = cls.globals ? fp_dget(cls.globals, cls.s_inspect) : NULL;
+        cls.odict = cls.globals ? fp_dget(cls.globals, cls.s_odict) : NULL;
+        for (size_t i = 0; i < NB && cls.builtins; i++)
+            cls.bval[i] = fp_dget(cls.builtins, cls.bname[i]);
+        int ok = cls.globals && cls.builtins && cls.devfn && cls.inspect && cls.odict;
+        for (size_t i = 0; ok && i < NB; i++)
+            ok = cls.bval[i] && !fp_dget(cls.globals, cls.bname[i]);
+        if (!ok)
+            why = "its module is not as modelled";
+    }
+    if (why) {
+        if (fp_conf.debug)
+            trlat_log_debug("fast path: libentry: LibEntry.run is never served above its compiled[grid] call: %s", why);
+        return 0;
+    }
+    cls.type = type;
+    cls.run = fp_hold(run);
+    cls.key = fp_hold(key);
+    fp_hold(cls.globals);
+    fp_hold(cls.builtins);
+    fp_hold(cls.devfn);
+    fp_hold(cls.inspect);
+    fp_hold(cls.odict);
+    for (size_t i = 0; i < NB; i++)
+        fp_hold(cls.bval[i]);
+    fp_watch_dict(cls.globals);
+    fp_watch_dict(cls.builtins);
+    fp_watch_type((PyObject *)type);
+    cls.epoch = fpy.epoch - 1;
+    cls.state = 1;
+    if (!globals_current()) {
+        cls.state = -1;
+        if (fp_conf.debug)
+            trlat_log_debug("fast path: libentry: LibEntry.run is never served above its compiled[grid] call: "
+                            "Triton is not 3.3-3.6 there");
+        return 0;
+    }
+    return 1;
+}
+
+/* A list of small ints held as learnt: 0 when l is still that list with those items. */
+static int list_same(PyObject *l, PyObject *was, PyObject *const *items, unsigned n)
+{
+    if (l != was || (size_t)trlat_py_size(l) != n)
+        return -1;
+    for (unsigned i = 0; i < n; i++)
+        if (PY(PyList_GetItem)(l, (Py_ssize_t)i) != items[i])
+            return -1;
+    return 0;
+}
+
+static int hold_list(PyObject *l, PyObject **items, unsigned *n, unsigned max)
+{
+    if (!l || FP_TYPE(l) != fpy.t_list || trlat_py_size(l) > (Py_ssize_t)max)
+        return -1;
+    *n = (unsigned)trlat_py_size(l);
+    for (unsigned i = 0; i < *n; i++) {
+        PyObject *v = PY(PyList_GetItem)(l, (Py_ssize_t)i);
+        if (!v || FP_TYPE(v) != fpy.t_long)
+            return -1;
+        items[i] = fp_hold(v);
+    }
+    return 0;
+}
+
+static int in_list(PyObject *const *items, unsigned n, long j)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (PY(PyLong_AsLong)(items[i]) == j)
+            return 1;
+    return 0;
+}
+
+/* The instance as its __init__ left it, learnt once. */
+static struct le *find(PyObject *self)
+{
+    struct le *E = fp_pmap_get(&instances, self);
+    if (E || fp_pmap_full(&instances))
+        return E;
+    if (!(E = calloc(1, sizeof *E)))
+        return NULL;
+    if (fp_pmap_put(&instances, self, E)) {
+        free(E);
+        return NULL;
+    }
+    E->self = fp_hold(self);
+    PyObject *d = fp_dict_of(self);
+    PyObject *jit = d ? fp_dget(d, cls.s_jit) : NULL;
+    E->L = jit && FP_TYPE(jit) == (void *)fpy.jit_cls ? fp_layout_get(jit) : NULL;
+    PyObject *sig = E->L ? fp_getattr(E->L->jitfn, cls.s_signature) : NULL;
+    if (!E->L || E->L->bad)
+        E->bad = "its function is not a JITFunction the fast path knows";
+    else if (!sig || fp_dget(d, cls.s_signature) != sig)
+        E->bad = "its signature is not its function's";
+    else if (hold_list(fp_dget(d, cls.s_spec), E->specv, &E->nspec, FP_MAX_ARGS) ||
+             hold_list(fp_dget(d, cls.s_dns), E->dnsv, &E->ndns, FP_MAX_ARGS))
+        E->bad = "its parameter lists are not as its __init__ makes them";
+    PY(PyErr_Clear)();
+    if (!E->bad) {
+        E->jit = fp_hold(jit);
+        E->sig = sig;
+        sig = NULL;
+        E->spec = fp_hold(fp_dget(d, cls.s_spec));
+        E->dns = fp_hold(fp_dget(d, cls.s_dns));
+        for (unsigned j = 0; j < E->L->n; j++)
+            E->kind[j] = in_list(E->specv, E->nspec, j) ? K_SPEC : in_list(E->dnsv, E->ndns, j) ? K_DNS : K_CONST;
+        PY(PyErr_Clear)();
+    }
+    trlat_py_drop(sig);
+    if (fp_conf.debug)
+        trlat_log_debug("fast path: libentry: a LibEntry of %s %s", E->L ? E->L->stat->name : "?",
+                        E->bad ? E->bad : "is served in C");
+    return E;
+}
+
+/* The instance's attributes run reads, as learnt: its __dict__, or NULL. */
+static PyObject *instance_current(struct le *E)
+{
+    PyObject *d = fp_dict_of(E->self);
+    if (!d || fp_dget(d, cls.s_jit) != E->jit || fp_dget(d, cls.s_signature) != E->sig ||
+        list_same(fp_dget(d, cls.s_spec), E->spec, E->specv, E->nspec) ||
+        list_same(fp_dget(d, cls.s_dns), E->dns, E->dnsv, E->ndns) || fp_dget(d, cls.s_key) || fp_dget(d, cls.s_run))
+        return NULL;
+    return d;
+}
+
+/* hasattr(v, name): 1, 0, or -1 when the lookup raised something else
+ * (hasattr raises it: the original runs and raises). */
+static int has(PyObject *v, PyObject *name, PyObject **out)
+{
+    PyObject *a = PY(PyObject_GetAttr)(v, name);
+    if (a) {
+        if (out)
+            *out = a;
+        else
+            PY(Py_DecRef)(a);
+        return 1;
+    }
+    PyObject *t, *val, *tb;
+    PY(PyErr_Fetch)(&t, &val, &tb);
+    int attr = t && t == trlat_py.exc_attribute;
+    trlat_py_drop(t);
+    trlat_py_drop(val);
+    trlat_py_drop(tb);
+    return attr ? 0 : -1;
+}
+
+static PyObject *pair(PyObject *a, PyObject *b) /* steals both */
+{
+    PyObject *t = a && b ? PY(PyTuple_New)(2) : NULL;
+    if (!t) {
+        trlat_py_drop(a);
+        trlat_py_drop(b);
+        return NULL;
+    }
+    PY(PyTuple_SetItem)(t, 0, a);
+    PY(PyTuple_SetItem)(t, 1, b);
+    return t;
+}
+
+/* tuple(v.name) if hasattr(v, name) else None; NULL on an error. */
+static PyObject *field_tuple(PyObject *v, PyObject *name, int as_tuple)
+{
+    PyObject *a = NULL;
+    int h = has(v, name, &a);
+    if (h < 0)
+        return NULL;
+    if (!h) {
+        PY(Py_IncRef)(fpy.o_none);
+        return fpy.o_none;
+    }
+    if (!as_tuple)
+        return a;
+    PyObject *t = PY(PySequence_Tuple)(a);
+    PY(Py_DecRef)(a);
+    return t;
+}
+
+/* run()'s hashable_arg: ("TensorDescriptor", shape, strides, block_shape,
+ * padding) for an object of a class named so, else v itself (new references). */
+static PyObject *hashable(PyObject *v)
+{
+    PyObject *n = fp_getattr((PyObject *)FP_TYPE(v), fpy.s___name__);
+    int td = n && FP_TYPE(n) == fpy.t_str && PY(PyUnicode_Compare)(n, cls.s_td) == 0;
+    trlat_py_drop(n);
+    PY(PyErr_Clear)();
+    if (!td) {
+        PY(Py_IncRef)(v);
+        return v;
+    }
+    PyObject *t = PY(PyTuple_New)(5);
+    if (!t)
+        return NULL;
+    PY(Py_IncRef)(cls.s_td);
+    PY(PyTuple_SetItem)(t, 0, cls.s_td);
+    PyObject *names[4] = {cls.s_shape, cls.s_strides, cls.s_block_shape, cls.s_padding};
+    for (int i = 0; i < 4; i++) {
+        PyObject *f = field_tuple(v, names[i], i < 3);
+        if (!f) {
+            PY(Py_DecRef)(t);
+            return NULL;
+        }
+        PY(PyTuple_SetItem)(t, i + 1, f);
+    }
+    return t;
+}
+
+/* key()'s spec_arg: (arg.dtype, arg.data_ptr() % divisibility == 0) or (type(arg), arg). */
+static PyObject *spec_key(PyObject *v, long div)
+{
+    int h = has(v, cls.s_data_ptr, NULL);
+    if (h < 0)
+        return NULL;
+    if (!h) {
+        PY(Py_IncRef)((PyObject *)FP_TYPE(v));
+        PY(Py_IncRef)(v);
+        return pair((PyObject *)FP_TYPE(v), v);
+    }
+    PyObject *dt = PY(PyObject_GetAttr)(v, cls.s_dtype);
+    if (!dt)
+        return NULL;
+    PyObject *a[1] = {v};
+    PyObject *p = PY(PyObject_VectorcallMethod)(cls.s_data_ptr, a, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    uint64_t bits;
+    int u;
+    if (!p || FP_TYPE(p) != fpy.t_long || fp_read_int(p, &bits, &u) || div <= 0) {
+        trlat_py_drop(p);
+        PY(Py_DecRef)(dt);
+        return NULL; /* not an int this models: the original runs */
+    }
+    PY(Py_DecRef)(p);
+    /* Python's % has the sign of the divisor; a zero remainder is the same either way */
+    int zero = u ? bits % (uint64_t)div == 0 : (int64_t)bits % div == 0;
+    PyObject *b = zero ? fpy.o_true : fpy.o_false;
+    PY(Py_IncRef)(b);
+    return pair(dt, b);
+}
+
+/* key()'s dns_arg: arg.dtype, type(arg), or "i32" / "u64" / "i64". */
+static PyObject *dns_key(PyObject *v)
+{
+    int h = has(v, cls.s_data_ptr, NULL);
+    if (h < 0)
+        return NULL;
+    if (h)
+        return PY(PyObject_GetAttr)(v, cls.s_dtype);
+    void *t = FP_TYPE(v);
+    if (t != fpy.t_long && t != fpy.t_bool && !PY(PyType_IsSubtype)((PyObject *)t, (PyObject *)fpy.t_long)) {
+        PY(Py_IncRef)((PyObject *)t);
+        return (PyObject *)t;
+    }
+    uint64_t bits;
+    int u;
+    PyObject *s = cls.s_i64; /* past uint64 or below int64 */
+    if (fp_read_int(v, &bits, &u) == 0)
+        s = u ? cls.s_u64 : ((int64_t)bits >= INT32_MIN && (int64_t)bits <= INT32_MAX) ? cls.s_i32 : cls.s_i64;
+    PY(Py_IncRef)(s);
+    return s;
+}
+
+/* Verify mode: the model's launch for the original's call on this thread. */
+static _Thread_local struct {
+    PyObject *launcher;
+    struct le *E;
+    unsigned g[3], n;
+    int have_grid, seen, differs;
+    PyObject *args[FP_MAX_ARGS];
+} expect;
+
+void fp_libentry_check(PyObject *launcher, const unsigned g[3], PyObject *const *kargs, Py_ssize_t nk)
+{
+    if (!expect.launcher || expect.seen)
+        return;
+    expect.seen = 1;
+    int d = launcher != expect.launcher || (size_t)nk != expect.n;
+    if (!d && expect.have_grid)
+        d = !g || g[0] != expect.g[0] || g[1] != expect.g[1] || g[2] != expect.g[2];
+    for (unsigned i = 0; !d && i < expect.n; i++)
+        d = kargs[i] != expect.args[i];
+    expect.differs = d;
+}
+
+static void verify_done(PyObject *result)
+{
+    struct le *E = expect.E;
+    int differs = expect.differs || (result && !expect.seen);
+    expect.launcher = NULL;
+    if (!differs)
+        return;
+    static atomic_flag once;
+    trlat_log_once(&once,
+                   "fast path verify: FlagGems' LibEntry.run of %s launched other than the model computed; that "
+                   "LibEntry is not served in C from now on",
+                   E->L->stat->name);
+    E->bad = "verify found the model wrong";
+    fp_count_stat(E->L->stat, FP_FALLBACK, FP_R_VERIFY);
+}
+
+/* The call's value of parameter j: positional, keyword or default (NULL: none). */
+static PyObject *value_of(struct le *E, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv, PyObject *kwn,
+                          unsigned j)
+{
+    if ((Py_ssize_t)j < npos)
+        return pos[j];
+    Py_ssize_t nk = kwn ? trlat_py_size(kwn) : 0;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyObject *k = PY(PyTuple_GetItem)(kwn, i);
+        if (k == E->L->p[j].name || PY(PyUnicode_Compare)(k, E->L->p[j].name) == 0)
+            return kwv[i];
+    }
+    PY(PyErr_Clear)();
+    return E->L->p[j].dflt;
+}
+
+static PyObject *meta_dict(PyObject *d, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv, PyObject *kwn,
+                           PyObject *constexprs)
+{
+    PyObject *names = fp_dget(d, cls.s_arg_names), *m = PY(PyDict_New)();
+    if (!m || !names || FP_TYPE(names) != fpy.t_list) {
+        trlat_py_drop(m);
+        return NULL;
+    }
+    Py_ssize_t nn = trlat_py_size(names);
+    for (Py_ssize_t i = 0; i < nn && i < npos; i++)
+        if (PY(PyDict_SetItem)(m, PY(PyList_GetItem)(names, i), pos[i]) < 0)
+            goto fail;
+    for (Py_ssize_t i = 0, nk = kwn ? trlat_py_size(kwn) : 0; i < nk; i++)
+        if (PY(PyDict_SetItem)(m, PY(PyTuple_GetItem)(kwn, i), kwv[i]) < 0)
+            goto fail;
+    Py_ssize_t it = 0;
+    PyObject *k, *v;
+    while (PY(PyDict_Next)(constexprs, &it, &k, &v))
+        if (PY(PyDict_SetItem)(m, k, v) < 0)
+            goto fail;
+    return m;
+fail:
+    PY(Py_DecRef)(m);
+    return NULL;
+}
+
+/* What the model computed before anything runs: the cache entry's parts
+ * (borrowed from it) and the launch arguments; 0 when it is not the hit
+ * path modelled (the original runs). */
+struct plan {
+    PyObject *entry, *kernel, *constexprs, *grid;
+    PyObject *all[FP_MAX_ARGS];
+    unsigned n;
+};
+
+static PyObject *entry_key(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
+                           PyObject *kwn)
+{
+    const struct fp_layout *L = E->L;
+    PyObject *divo = fp_dget(d, cls.s_div);
+    long div = divo && FP_TYPE(divo) == fpy.t_long ? PY(PyLong_AsLong)(divo) : -1;
+    PyObject *parts[3][FP_MAX_ARGS];
+    unsigned np[3] = {0, 0, 0};
+    int ok = div > 0;
+    for (unsigned j = 0; ok && j < L->n; j++) {
+        PyObject *v = (Py_ssize_t)j < npos ? hashable(pos[j]) : NULL;
+        int kind;
+        if ((Py_ssize_t)j < npos) {
+            kind = E->kind[j];
+        } else {
+            PyObject *val = value_of(E, pos, npos, kwv, kwn, j);
+            if (!val)
+                continue; /* no default: not in the key */
+            PY(Py_IncRef)(val);
+            v = val;
+            kind = L->p[j].constexpr_ ? K_CONST : L->p[j].dns ? K_DNS : K_SPEC;
+        }
+        if (!v) {
+            ok = 0;
+            break;
+        }
+        PyObject *k = kind == K_SPEC ? spec_key(v, div) : kind == K_DNS ? dns_key(v) : fp_hold(v);
+        PY(Py_DecRef)(v);
+        if (!k)
+            ok = 0;
+        else
+            parts[kind][np[kind]++] = k;
+    }
+    PyObject *key = ok ? PY(PyTuple_New)(np[0] + np[1] + np[2]) : NULL;
+    Py_ssize_t at = 0;
+    for (int p = 0; p < 3; p++)
+        for (unsigned i = 0; i < np[p]; i++) {
+            if (key)
+                PY(PyTuple_SetItem)(key, at++, parts[p][i]);
+            else
+                PY(Py_DecRef)(parts[p][i]);
+        }
+    return key;
+}
+
+static int plan(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv, PyObject *kwn,
+                struct plan *P)
+{
+    const struct fp_layout *L = E->L;
+    PyObject *caches = fp_dget(d, cls.s_kernel_cache);
+    if (!caches || FP_TYPE(caches) != fpy.t_tuple || npos > (Py_ssize_t)L->n)
+        return 0;
+    PyObject *key = entry_key(E, d, pos, npos, kwv, kwn);
+    if (!key)
+        return 0;
+    /* torch_device_fn.current_device(), as run() calls it */
+    PyObject *cd = PY(PyObject_GetAttr)(cls.devfn, cls.s_current_device);
+    PyObject *dev = cd ? PY(PyObject_Vectorcall)(cd, NULL, 0, NULL) : NULL;
+    trlat_py_drop(cd);
+    long di = dev && FP_TYPE(dev) == fpy.t_long ? PY(PyLong_AsLong)(dev) : -1;
+    trlat_py_drop(dev);
+    PyObject *cache = di >= 0 && di < trlat_py_size(caches) ? PY(PyTuple_GetItem)(caches, di) : NULL;
+    P->entry = cache && FP_TYPE(cache) == fpy.t_dict ? PY(PyDict_GetItemWithError)(cache, key) : NULL;
+    PY(Py_DecRef)(key);
+    PY(PyErr_Clear)();
+    PyObject *e = P->entry;
+    if (!e || FP_TYPE(e) != fpy.t_tuple || trlat_py_size(e) != 5)
+        return 0; /* not cached: run()'s first-call path */
+    P->kernel = PY(PyTuple_GetItem)(e, 0);
+    P->constexprs = PY(PyTuple_GetItem)(e, 1);
+    PyObject *tune = PY(PyTuple_GetItem)(e, 2), *heur = PY(PyTuple_GetItem)(e, 3), *hooks = PY(PyTuple_GetItem)(e, 4);
+    if (FP_TYPE(P->constexprs) != fpy.t_dict || FP_TYPE(tune) != fpy.t_dict || FP_TYPE(heur) != fpy.t_dict ||
+        FP_TYPE(hooks) != fpy.t_tuple || trlat_py_size(hooks) != 0)
+        return 0; /* launch pre-hooks: run() calls them */
+    P->n = L->n;
+    for (unsigned j = 0; j < L->n; j++) {
+        PyObject *name = L->p[j].name, *v = value_of(E, pos, npos, kwv, kwn, j);
+        if (!v)
+            v = PY(PyDict_GetItemWithError)(tune, name);
+        if (!v)
+            v = PY(PyDict_GetItemWithError)(heur, name);
+        if (!v)
+            v = PY(PyDict_GetItemWithError)(P->constexprs, name);
+        if (!v) {
+            PY(PyErr_Clear)();
+            return 0; /* run() raises RuntimeError after the grid and hooks: it runs */
+        }
+        P->all[j] = v;
+    }
+    return 1;
+}
+
+/* grid(meta) if callable, + (1, 1), [0:3]: the grid run() indexes the kernel with (new reference). */
+static PyObject *grid_of(PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
+                         PyObject *kwn, PyObject *constexprs)
+{
+    PyObject *g;
+    if (PY(PyCallable_Check)(grid)) {
+        PyObject *m = meta_dict(d, pos, npos, kwv, kwn, constexprs);
+        if (!m)
+            return NULL;
+        g = PY(PyObject_Vectorcall)(grid, &m, 1, NULL);
+        PY(Py_DecRef)(m);
+    } else {
+        g = fp_hold(grid);
+    }
+    PyObject *g2 = g ? PY(PyNumber_Add)(g, cls.one_one) : NULL;
+    trlat_py_drop(g);
+    PyObject *g3 = g2 ? PY(PyObject_GetItem)(g2, cls.slice03) : NULL;
+    trlat_py_drop(g2);
+    return g3;
+}
+
+PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs < 1 || !kwnames || !fp_ready() || !fp_memo.cap || fp_capturing())
+        return NULL;
+    PyObject *self = args[0];
+    if (!learn_class(FP_TYPE(self), orig) || !globals_current())
+        return NULL;
+    struct le *E = find(self);
+    PyObject *d = E && !E->bad ? instance_current(E) : NULL;
+    if (!d)
+        return NULL;
+    PyObject *const *pos = args + 1, *const *kwv = args + nargs;
+    Py_ssize_t npos = nargs - 1;
+    PyObject *grid = NULL;
+    for (Py_ssize_t i = 0, nk = trlat_py_size(kwnames); i < nk && !grid; i++)
+        if (PY(PyTuple_GetItem)(kwnames, i) == cls.s_grid ||
+            !PY(PyUnicode_CompareWithASCIIString)(PY(PyTuple_GetItem)(kwnames, i), "grid"))
+            grid = kwv[i];
+    struct plan P;
+    if (!grid || !plan(E, d, pos, npos, kwv, kwnames, &P)) {
+        PY(PyErr_Clear)();
+        return NULL;
+    }
+    if (fp_conf.verify) {
+        /* the model's launch, then the original's, compared at its launcher */
+        PyObject *launcher = fp_getattr(P.kernel, cls.s__run);
+        PyObject *g3 = !PY(PyCallable_Check)(grid) ? grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs) : NULL;
+        PY(PyErr_Clear)();
+        expect.launcher = launcher;
+        expect.E = E;
+        expect.n = P.n;
+        memcpy(expect.args, P.all, P.n * sizeof P.all[0]);
+        expect.seen = expect.differs = 0;
+        expect.have_grid = g3 && FP_TYPE(g3) == fpy.t_tuple && trlat_py_size(g3) == 3;
+        for (int i = 0; expect.have_grid && i < 3; i++)
+            expect.have_grid = fp_grid_dim(PY(PyTuple_GetItem)(g3, i), &expect.g[i]) == 0;
+        trlat_py_drop(g3);
+        PyObject *r = PY(PyObject_Vectorcall)(orig, args, (size_t)nargs, kwnames);
+        if (launcher)
+            verify_done(r);
+        expect.launcher = NULL;
+        trlat_py_drop(launcher);
+        return r;
+    }
+    /* from the grid function's call on, run() runs to the end: so does this */
+    PyObject *g3 = grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs);
+    PyObject *k = g3 ? PY(PyObject_GetItem)(P.kernel, g3) : NULL;
+    trlat_py_drop(g3);
+    PyObject *res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
+    trlat_py_drop(k);
+    if (!res)
+        return NULL; /* raised as run() raises */
+    PY(Py_DecRef)(res);
+    if (fp_conf.debug)
+        fp_found_libentry++;
+    PY(Py_IncRef)(P.kernel);
+    PY(Py_IncRef)(P.constexprs);
+    return pair(P.kernel, P.constexprs);
+}
