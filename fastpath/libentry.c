@@ -384,13 +384,30 @@ static PyObject *field_tuple(PyObject *v, PyObject *name, int as_tuple)
 
 /* run()'s hashable_arg: ("TensorDescriptor", shape, strides, block_shape,
  * padding) for an object of a class named so, else v itself (new references). */
-static PyObject *hashable(PyObject *v)
+static int is_td_type(void *t)
 {
-    PyObject *n = fp_getattr((PyObject *)FP_TYPE(v), fpy.s___name__);
+    /* the types of most arguments (tensors, ints, StridedBuffer) are few:
+     * the last ones found not named so are held and compared first */
+    static PyObject *plain[8];
+    static unsigned next;
+    for (unsigned i = 0; i < 8; i++)
+        if (plain[i] == t)
+            return 0;
+    PyObject *n = fp_getattr((PyObject *)t, fpy.s___name__);
     int td = n && FP_TYPE(n) == fpy.t_str && PY(PyUnicode_Compare)(n, cls.s_td) == 0;
     trlat_py_drop(n);
     PY(PyErr_Clear)();
     if (!td) {
+        unsigned i = next++ % 8;
+        trlat_py_drop(plain[i]);
+        plain[i] = fp_hold((PyObject *)t); /* held: its address cannot be another type's */
+    }
+    return td;
+}
+
+static PyObject *hashable(PyObject *v)
+{
+    if (!is_td_type(FP_TYPE(v))) {
         PY(Py_IncRef)(v);
         return v;
     }
