@@ -544,6 +544,7 @@ static void start(void)
     fp_conf.memo_cap = (unsigned)trlat_config(TRLAT_OPT_FP_MEMO);
     fp_conf.keep_gil = trlat_config(TRLAT_OPT_FP_GIL) == TRLAT_FP_GIL_KEEP;
     fp_conf.getitem = (int)trlat_config(TRLAT_OPT_FP_GETITEM);
+    fp_conf.libentry = (int)trlat_config(TRLAT_OPT_FP_LIBENTRY);
     fp_conf.debug = (int)trlat_config(TRLAT_OPT_FP_DEBUG);
     fp_conf.grid = (int)trlat_config(TRLAT_OPT_FP_GRID);
     fp_conf.tensor_getters = trlat_config(TRLAT_OPT_FP_TENSORS) == TRLAT_FP_TENSORS_GETTERS;

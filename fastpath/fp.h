@@ -68,6 +68,7 @@ struct fp_conf {
     unsigned memo_cap;  /* TRLAT_FASTPATH_MEMO: entries, 0 = never store */
     int keep_gil;       /* TRLAT_FASTPATH_GIL=keep: launch without releasing the GIL */
     int getitem;        /* TRLAT_FASTPATH_GETITEM=0 turns the C __getitem__ off */
+    int libentry;       /* TRLAT_FASTPATH_LIBENTRY=1: FlagGems' LibEntry.run in C (libentry.c) */
     int debug;          /* TRLAT_FASTPATH_DEBUG=1: a stderr line per capture */
     int grid;           /* TRLAT_FASTPATH_GRID: TRLAT_FP_GRID_EVAL (default), _CALL, _SKEW (tests) */
     int tensor_getters; /* TRLAT_FASTPATH_TENSORS=getters: never read torch's structs (tensor_direct.c) */

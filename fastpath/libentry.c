@@ -685,7 +685,7 @@ static PyObject *grid_of(PyObject *d, PyObject *grid, PyObject *const *pos, Py_s
 
 PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (nargs < 1 || !kwnames || !fp_ready() || !fp_memo.cap || fp_capturing())
+    if (!fp_conf.libentry || nargs < 1 || !kwnames || !fp_ready() || !fp_memo.cap || fp_capturing())
         return NULL;
     PyObject *self = args[0];
     if (!learn_class(FP_TYPE(self), orig) || !globals_current())

@@ -17,16 +17,17 @@ enum trlat_opt {
     TRLAT_OPT_TRACE,    /* number of launches kept as events */
     TRLAT_OPT_TIMING,   /* TRLAT_TIMING_ALL / _SAMPLED / _NONE (auto resolved at load) */
     /* the fast path's own (fastpath/, docs/FASTPATH.md) */
-    TRLAT_OPT_FP_MODE,    /* TRLAT_FP_MODE_VALUE / _IDENTICAL */
-    TRLAT_OPT_FP_MEMO,    /* memo entries, 0: never store */
-    TRLAT_OPT_FP_GIL,     /* TRLAT_FP_GIL_RELEASE / _KEEP */
-    TRLAT_OPT_FP_GETITEM, /* bool: the C kernel[grid] launcher */
-    TRLAT_OPT_FP_DEBUG,   /* bool */
-    TRLAT_OPT_FP_GRID,    /* TRLAT_FP_GRID_CALL / _EVAL / _SKEW */
-    TRLAT_OPT_FP_PHASES,  /* bool */
-    TRLAT_OPT_FP_TENSORS, /* TRLAT_FP_TENSORS_FIELDS / _GETTERS */
-    TRLAT_OPT_FLUSH_S,    /* seconds between checkpoint reports, 0: none */
-    TRLAT_OPT_PY_PHASES,  /* bool: py->driver split by Triton's phases */
+    TRLAT_OPT_FP_MODE,     /* TRLAT_FP_MODE_VALUE / _IDENTICAL */
+    TRLAT_OPT_FP_MEMO,     /* memo entries, 0: never store */
+    TRLAT_OPT_FP_GIL,      /* TRLAT_FP_GIL_RELEASE / _KEEP */
+    TRLAT_OPT_FP_GETITEM,  /* bool: the C kernel[grid] launcher */
+    TRLAT_OPT_FP_LIBENTRY, /* bool: FlagGems' LibEntry.run served in C */
+    TRLAT_OPT_FP_DEBUG,    /* bool */
+    TRLAT_OPT_FP_GRID,     /* TRLAT_FP_GRID_CALL / _EVAL / _SKEW */
+    TRLAT_OPT_FP_PHASES,   /* bool */
+    TRLAT_OPT_FP_TENSORS,  /* TRLAT_FP_TENSORS_FIELDS / _GETTERS */
+    TRLAT_OPT_FLUSH_S,     /* seconds between checkpoint reports, 0: none */
+    TRLAT_OPT_PY_PHASES,   /* bool: py->driver split by Triton's phases */
     /* text options (trlat_config_str) */
     TRLAT_OPT_OUTPUT,      /* the report's path template */
     TRLAT_OPT_FP_LOG,      /* the fast path's launch log, or NULL */

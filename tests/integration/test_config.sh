@@ -21,6 +21,7 @@ for v in values ident 1; do check_bad TRLAT_FASTPATH_MODE "$v" "value or identic
 for v in -1 1048577 1k " 8"; do check_bad TRLAT_FASTPATH_MEMO "$v" "a number of entries"; done
 for v in 0 hold; do check_bad TRLAT_FASTPATH_GIL "$v" "release or keep"; done
 for v in 2 no; do check_bad TRLAT_FASTPATH_GETITEM "$v" "0 or 1 (on/off, true/false)"; done
+for v in 2 no; do check_bad TRLAT_FASTPATH_LIBENTRY "$v" "0 or 1 (on/off, true/false)"; done
 for v in 2 yes; do check_bad TRLAT_FASTPATH_DEBUG "$v" "0 or 1 (on/off, true/false)"; done
 for v in 1 evaluate; do check_bad TRLAT_FASTPATH_GRID "$v" "eval or call"; done
 for v in 2 yes; do check_bad TRLAT_FASTPATH_PHASES "$v" "0 or 1 (on/off, true/false)"; done
