@@ -47,6 +47,15 @@ if ls .whl/*.whl >/dev/null 2>&1; then
     fi
 fi
 
+# FlagGems' tuned configs and generated code, carried from an earlier run
+# (.fgcache, ignored by git): a decode's lengths are tuned once, not in
+# every run; the copy under $OUT/fgcache.tgz carries this run's back
+if [ -d .fgcache ] && [ -z "${FLAGGEMS_CACHE_DIR:-}" ]; then
+    export FLAGGEMS_CACHE_DIR=${TMPDIR:-/tmp}/trlat-gpu-fgcache
+    mkdir -p "$FLAGGEMS_CACHE_DIR" && cp -r .fgcache/. "$FLAGGEMS_CACHE_DIR/"
+    trap '[ -n "${OUT:-}" ] && tar czf "$OUT/fgcache.tgz" -C "$FLAGGEMS_CACHE_DIR" . 2>/dev/null' EXIT
+fi
+
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
     for f in tests/gpu/test_*.py tests/gpu/bench_*.py tests/gpu/bench_*.sh; do
