@@ -492,10 +492,12 @@ static _Thread_local struct {
 
 void fp_libentry_check(PyObject *launcher, const unsigned g[3], PyObject *const *kargs, Py_ssize_t nk)
 {
-    if (!expect.launcher || expect.seen)
+    /* another kernel's launch first (a grid function's): not this call's;
+     * the model's kernel never launched is a difference (verify_done) */
+    if (!expect.launcher || expect.seen || launcher != expect.launcher)
         return;
     expect.seen = 1;
-    int d = launcher != expect.launcher || (size_t)nk != expect.n;
+    int d = (size_t)nk != expect.n;
     if (!d && expect.have_grid)
         d = !g || g[0] != expect.g[0] || g[1] != expect.g[1] || g[2] != expect.g[2];
     for (unsigned i = 0; !d && i < expect.n; i++)
@@ -565,10 +567,35 @@ fail:
  * (borrowed from it) and the launch arguments; 0 when it is not the hit
  * path modelled (the original runs). */
 struct plan {
-    PyObject *entry, *kernel, *constexprs, *grid;
+    PyObject *entry, *kernel, *constexprs, *tune, *heur;
     PyObject *all[FP_MAX_ARGS];
     unsigned n;
 };
+
+/* all_args as run() builds them, by signature: the call's value, else the
+ * tuned, heuristic and other constexprs'. FP_MAX_ARGS, or the parameter
+ * that has none. */
+static unsigned launch_args(struct le *E, struct plan *P, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
+                            PyObject *kwn)
+{
+    const struct fp_layout *L = E->L;
+    P->n = L->n;
+    for (unsigned j = 0; j < L->n; j++) {
+        PyObject *name = L->p[j].name, *v = value_of(E, pos, npos, kwv, kwn, j);
+        if (!v)
+            v = PY(PyDict_GetItemWithError)(P->tune, name);
+        if (!v)
+            v = PY(PyDict_GetItemWithError)(P->heur, name);
+        if (!v)
+            v = PY(PyDict_GetItemWithError)(P->constexprs, name);
+        if (!v) {
+            PY(PyErr_Clear)();
+            return j;
+        }
+        P->all[j] = v;
+    }
+    return FP_MAX_ARGS;
+}
 
 static PyObject *entry_key(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
                            PyObject *kwn)
@@ -644,22 +671,10 @@ static int plan(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos
     if (FP_TYPE(P->constexprs) != fpy.t_dict || FP_TYPE(tune) != fpy.t_dict || FP_TYPE(heur) != fpy.t_dict ||
         FP_TYPE(hooks) != fpy.t_tuple || trlat_py_size(hooks) != 0)
         return 0; /* launch pre-hooks: run() calls them */
-    P->n = L->n;
-    for (unsigned j = 0; j < L->n; j++) {
-        PyObject *name = L->p[j].name, *v = value_of(E, pos, npos, kwv, kwn, j);
-        if (!v)
-            v = PY(PyDict_GetItemWithError)(tune, name);
-        if (!v)
-            v = PY(PyDict_GetItemWithError)(heur, name);
-        if (!v)
-            v = PY(PyDict_GetItemWithError)(P->constexprs, name);
-        if (!v) {
-            PY(PyErr_Clear)();
-            return 0; /* run() raises RuntimeError after the grid and hooks: it runs */
-        }
-        P->all[j] = v;
-    }
-    return 1;
+    P->tune = tune;
+    P->heur = heur;
+    /* run() raises RuntimeError after the grid and hooks: it runs */
+    return launch_args(E, P, pos, npos, kwv, kwn) == FP_MAX_ARGS;
 }
 
 /* grid(meta) if callable, + (1, 1), [0:3]: the grid run() indexes the kernel with (new reference). */
@@ -681,6 +696,71 @@ static PyObject *grid_of(PyObject *d, PyObject *grid, PyObject *const *pos, Py_s
     PyObject *g3 = g2 ? PY(PyObject_GetItem)(g2, cls.slice03) : NULL;
     trlat_py_drop(g2);
     return g3;
+}
+
+/* Verify mode: the original runs, its launch compared with the model's. */
+static PyObject *verify(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, struct le *E,
+                        PyObject *d, PyObject *grid, struct plan *P0)
+{
+    struct plan P = *P0;
+    PyObject *const *pos = args + 1, *const *kwv = args + nargs;
+    Py_ssize_t npos = nargs - 1;
+    /* the model's launch, then the original's, compared at its launcher
+     * (a LibEntry call inside another's, from its grid function: the
+     * outer one's is checked, the inner one's blocks at the launcher) */
+    if (expect.launcher)
+        return NULL;
+    PyObject *launcher = fp_getattr(P.kernel, cls.s__run);
+    PyObject *g3 = !PY(PyCallable_Check)(grid) ? grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs) : NULL;
+    PY(PyErr_Clear)();
+    expect.launcher = launcher;
+    expect.E = E;
+    expect.n = P.n;
+    memcpy(expect.args, P.all, P.n * sizeof P.all[0]);
+    expect.seen = expect.differs = 0;
+    expect.have_grid = g3 && FP_TYPE(g3) == fpy.t_tuple && trlat_py_size(g3) == 3;
+    for (int i = 0; expect.have_grid && i < 3; i++)
+        expect.have_grid = fp_grid_dim(PY(PyTuple_GetItem)(g3, i), &expect.g[i]) == 0;
+    trlat_py_drop(g3);
+    PyObject *r = PY(PyObject_Vectorcall)(orig, args, (size_t)nargs, kwnames);
+    if (launcher)
+        verify_done(r);
+    expect.launcher = NULL;
+    trlat_py_drop(launcher);
+    return r;
+}
+
+/* The hit path from the grid on, as run() takes it. */
+static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos,
+                       PyObject *const *kwv, PyObject *kwnames, struct plan *P0)
+{
+    struct plan P = *P0;
+    /* from the grid function's call on, run() runs to the end: so does this.
+     * The arguments are looked up again after it, as run() looks them up
+     * (a grid function may change the dicts it was given) */
+    PyObject *g3 = grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs);
+    unsigned missing = g3 ? launch_args(E, &P, pos, npos, kwv, kwnames) : FP_MAX_ARGS;
+    if (missing != FP_MAX_ARGS) {
+        const char *nm = PY(PyUnicode_AsUTF8)(E->L->p[missing].name);
+        char msg[320];
+        snprintf(msg, sizeof msg, "[libentry]: probably a bug, the following kernel params where not captured: ['%s']",
+                 nm ? nm : "?");
+        PY(PyErr_SetString)(trlat_py.exc_runtime, msg);
+        PY(Py_DecRef)(g3);
+        return NULL;
+    }
+    PyObject *k = g3 ? PY(PyObject_GetItem)(P.kernel, g3) : NULL;
+    trlat_py_drop(g3);
+    PyObject *res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
+    trlat_py_drop(k);
+    if (!res)
+        return NULL; /* raised as run() raises */
+    PY(Py_DecRef)(res);
+    if (fp_conf.debug)
+        fp_found_libentry++;
+    PY(Py_IncRef)(P.kernel);
+    PY(Py_IncRef)(P.constexprs);
+    return pair(P.kernel, P.constexprs);
 }
 
 PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -706,39 +786,10 @@ PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
         PY(PyErr_Clear)();
         return NULL;
     }
-    if (fp_conf.verify) {
-        /* the model's launch, then the original's, compared at its launcher */
-        PyObject *launcher = fp_getattr(P.kernel, cls.s__run);
-        PyObject *g3 = !PY(PyCallable_Check)(grid) ? grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs) : NULL;
-        PY(PyErr_Clear)();
-        expect.launcher = launcher;
-        expect.E = E;
-        expect.n = P.n;
-        memcpy(expect.args, P.all, P.n * sizeof P.all[0]);
-        expect.seen = expect.differs = 0;
-        expect.have_grid = g3 && FP_TYPE(g3) == fpy.t_tuple && trlat_py_size(g3) == 3;
-        for (int i = 0; expect.have_grid && i < 3; i++)
-            expect.have_grid = fp_grid_dim(PY(PyTuple_GetItem)(g3, i), &expect.g[i]) == 0;
-        trlat_py_drop(g3);
-        PyObject *r = PY(PyObject_Vectorcall)(orig, args, (size_t)nargs, kwnames);
-        if (launcher)
-            verify_done(r);
-        expect.launcher = NULL;
-        trlat_py_drop(launcher);
-        return r;
-    }
-    /* from the grid function's call on, run() runs to the end: so does this */
-    PyObject *g3 = grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs);
-    PyObject *k = g3 ? PY(PyObject_GetItem)(P.kernel, g3) : NULL;
-    trlat_py_drop(g3);
-    PyObject *res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
-    trlat_py_drop(k);
-    if (!res)
-        return NULL; /* raised as run() raises */
-    PY(Py_DecRef)(res);
-    if (fp_conf.debug)
-        fp_found_libentry++;
-    PY(Py_IncRef)(P.kernel);
-    PY(Py_IncRef)(P.constexprs);
-    return pair(P.kernel, P.constexprs);
+    /* held as run()'s locals hold its parts: a grid function may clear the cache */
+    PY(Py_IncRef)(P.entry);
+    PyObject *r = fp_conf.verify ? verify(orig, args, nargs, kwnames, E, d, grid, &P)
+                                 : serve(E, d, grid, pos, npos, kwv, kwnames, &P);
+    PY(Py_DecRef)(P.entry);
+    return r;
 }

@@ -1049,6 +1049,14 @@ def libentry():
         except ZeroDivisionError as e:
             print("grid raised:", e)
     print("grid meta", calls[-1])
+
+    def grid_clears(meta):  # the entry the hit took is dropped from the cache meanwhile
+        add.kernel_cache[0].clear()
+        return (2, )
+
+    for _ in range(3):
+        r = add[grid_clears](x, y, out, 48, BLOCK=64)
+    print("cleared by the grid:", type(r[0]).__name__, len(add.kernel_cache[0]))
     print("libentry done")
 
 

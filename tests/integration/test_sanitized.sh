@@ -57,5 +57,17 @@ for fp in 1 verify; do
     fi
     expect "ASan+UBSan: compiled kernels ($fp) hit" "$(rq "$WORK/san-cfp-$fp.json" 'k("add_kernel")["fastpath"]["hits"]')" 86
 done
+# FlagGems' LibEntry.run served in C (fastpath/libentry.c), verify mode too
+TRLAT_FASTPATH=0 python3 "$PROG" libentry 6 >"$WORK/lplain.out" 2>/dev/null
+for fp in 1 verify; do
+    TRLAT_FASTPATH=$fp TRLAT_FASTPATH_LIBENTRY=1 TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-lfp-$fp.json" \
+        LD_PRELOAD="$ASAN $SAN" python3 "$PROG" libentry 6 >"$WORK/o" 2>"$WORK/le-$fp"; rc=$?
+    if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/le-$fp" && cmp -s "$WORK/o" "$WORK/lplain.out"; then
+        ok "ASan+UBSan: LibEntry in C ($fp)"
+    else
+        fail "ASan+UBSan: LibEntry in C ($fp)" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/le-$fp" | tr '\n' ' ')"
+    fi
+done
+expect "ASan+UBSan: LibEntry in C, calls served" "$(grep -o '[0-9]* calls of FlagGems' "$WORK/le-1")" "43 calls of FlagGems"
 n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
 expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes
