@@ -190,16 +190,21 @@ def _hook_subclasses(ki):
 
 def _library_rules():
     """Files that are not the program's own: the interpreter's library,
-    installed packages, Inductor's generated code."""
+    installed packages, Inductor's and FlagGems' generated code."""
     osmod = sys.modules.get("os")
     d = _dir_of(getattr(osmod, "__file__", None))
     if d:
         _trlat_site_rule(True, d)
-    for r in ("*/site-packages/", "*/dist-packages/", "*/torchinductor_"):
+    # FlagGems writes its generated wrappers (pointwise_dynamic's) under
+    # ~/.flaggems or $FLAGGEMS_CACHE_DIR, Inductor its code under
+    # torchinductor_<user> or $TORCHINDUCTOR_CACHE_DIR
+    for r in ("*/site-packages/", "*/dist-packages/", "*/torchinductor_", "*/.flaggems/"):
         _trlat_site_rule(True, r)
-    d = getattr(osmod, "environ", {}).get("TORCHINDUCTOR_CACHE_DIR")
-    if d:
-        _trlat_site_rule(True, d.rstrip("/") + "/")
+    env = getattr(osmod, "environ", {})
+    for v in ("TORCHINDUCTOR_CACHE_DIR", "FLAGGEMS_CACHE_DIR"):
+        d = env.get(v)
+        if d:
+            _trlat_site_rule(True, d.rstrip("/") + "/")
 
 
 def _subscript_lambda(code):

@@ -57,6 +57,13 @@ check_python() { # PYTHON LABEL [env...]
     expect "$v: Inductor: every launch timed" "$(timed "$v-i" triton_poi_fused_add_0)" "(20, 20)"
     expect "$v: Inductor: generated code's line beside the user's" "$(pairs "$v-i" triton_poi_fused_add_0)" \
         "[('$gensite', '$(site "$v-i" user_compiled)', 20)]"
+    # FlagGems' generated wrappers (its cache dir, default or set) are a library's too
+    local g d; d=$(mktemp -d)
+    for g in "" "FLAGGEMS_CACHE_DIR=$d/fg"; do
+        run "$v-g" inductor 20 "$py" "$@" PROG_GEN=flaggems $g
+        expect "$v: FlagGems' generated code${g:+ (\$FLAGGEMS_CACHE_DIR)}: its line beside the user's" "$(pairs "$v-g" triton_poi_fused_add_0)" \
+            "[('$(sed -n 's/^gensite //p' "$WORK/$v-g.out")', '$(site "$v-g" user_compiled)', 20)]"
+    done
     expect "$v: Inductor: CachingAutotuner.run is the outermost call" "$(rq "$WORK/$v-i.json" '(r["python"]["calls_one_launch"], r["python"]["nested_calls"])')" "(20, 20)"
     expect "$v: Inductor: its own part, until Triton's launcher" "$(rq "$WORK/$v-i.json" \
         '[(l["calls"], 0 < l["sum"] <= p["sum"]) for l, p in [(k("triton_poi_fused_add_0")["py_library_ns"], k("triton_poi_fused_add_0")["py_to_driver_ns"])]][0]')" "(20, True)"

@@ -218,8 +218,11 @@ def main():
         import importlib.util
         import tempfile
         from torch._inductor.runtime.triton_heuristics import CachingAutotuner
-        gen = os.path.join(tempfile.mkdtemp(), "torchinductor_test", "ab")
-        os.makedirs(gen)
+        # PROG_GEN=flaggems: FlagGems' generated code instead, in its
+        # default cache dir (~/.flaggems) or $FLAGGEMS_CACHE_DIR
+        gen = {"flaggems": os.path.join(os.environ.get("FLAGGEMS_CACHE_DIR") or os.path.join(tempfile.mkdtemp(), ".flaggems"), "code_cache"),
+               None: os.path.join(tempfile.mkdtemp(), "torchinductor_test", "ab")}[os.environ.get("PROG_GEN")]
+        os.makedirs(gen, exist_ok=True)
         path = os.path.join(gen, "cabcdef.py")
         with open(path, "w") as fh:
             fh.write("triton_poi_fused_add_0 = None\n\n\ndef call(args):\n"
