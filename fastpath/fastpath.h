@@ -20,7 +20,7 @@ const char *trlat_fastpath_state(const char **reason);
  * (reason_names[r] counted reasons[r] times; nreasons of them). */
 struct trlat_fastpath_counts {
     const char *name;
-    uint64_t hits, misses;
+    uint64_t hits, misses, library_hits;
     const uint64_t *reasons;
     const char *const *reason_names;
     int nreasons;

@@ -455,6 +455,7 @@ int fp_devptr_known(uint64_t p);
 struct fp_stat {
     char name[128];
     uint64_t hits, misses;
+    uint64_t library_hits; /* calls a library's layer above Triton's was served for (libentry.c) */
     uint64_t reasons[FP_R_COUNT];
 };
 /* The record for name (never freed); a shared "(other)" record past the

@@ -70,8 +70,8 @@ static int needed_api(void)
            PY(PyObject_Vectorcall) && /* exported from 3.11 (an inline before) */
            PY(PyObject_RichCompare) && PY(PyCallable_Check) && PY(PyLong_AsLongLongAndOverflow) &&
            PY(PyLong_AsUnsignedLongLong) && PY(PyLong_FromLongLong) && PY(PyFloat_AsDouble) &&
-           PY(PyDict_GetItemWithError) && PY(PyDict_Next) && PY(PyDict_Size) && PY(PyDict_Copy) && PY(PyList_Size) &&
-           PY(PyList_GetItem) && PY(PyUnicode_AsUTF8AndSize) && PY(PyUnicode_InternFromString) &&
+           PY(PyDict_GetItemWithError) && PY(PyDict_Next) && PY(PyDict_Size) && PY(PyDict_Copy) && PY(PyDict_Update) &&
+           PY(PyList_Size) && PY(PyList_GetItem) && PY(PyUnicode_AsUTF8AndSize) && PY(PyUnicode_InternFromString) &&
            PY(PyUnicode_Compare) && PY(PyEval_SaveThread) && PY(PyEval_RestoreThread);
 }
 

@@ -9,13 +9,16 @@
  *   - its key, self.key(...) (ints of specialized parameters by value,
  *     tensors by dtype and 16-byte alignment: data_ptr() and dtype read as
  *     key() reads them), looked up in self.kernel_cache[current_device()];
- *   - not there, or launch pre-hooks in the entry: the original runs (its
- *     first-call path), nothing having run but those reads;
+ *   - not there: the original runs (its first-call path), nothing having
+ *     run but those reads;
  *   - the launch arguments by signature from the call, the tuned and
  *     heuristic constexprs and the constexprs (one missing: the original
  *     runs, and raises as it does);
  *   - a callable grid called with the dict run() builds, grid + (1, 1),
- *     [0:3], kernel[grid](*all_args) (the hooked CompiledKernel.__getitem__
+ *     each launch pre-hook of the entry (a config's pre_hook: FlagGems'
+ *     host-TMA matmul sets its descriptors' block shapes in one) called
+ *     with {**dict(zip(arg_names, args)), **kwargs, **its kwargs}, [0:3],
+ *     kernel[grid](*all_args) (the hooked CompiledKernel.__getitem__
  *     and the launcher memo below it), and (kernel, constexprs) returned.
  *     Once the grid function was called, whatever follows runs to the end
  *     and raises as run() would.
@@ -554,7 +557,7 @@ static PyObject *meta_dict(PyObject *d, PyObject *const *pos, Py_ssize_t npos, P
             goto fail;
     Py_ssize_t it = 0;
     PyObject *k, *v;
-    while (PY(PyDict_Next)(constexprs, &it, &k, &v))
+    while (constexprs && PY(PyDict_Next)(constexprs, &it, &k, &v))
         if (PY(PyDict_SetItem)(m, k, v) < 0)
             goto fail;
     return m;
@@ -567,7 +570,7 @@ fail:
  * (borrowed from it) and the launch arguments; 0 when it is not the hit
  * path modelled (the original runs). */
 struct plan {
-    PyObject *entry, *kernel, *constexprs, *tune, *heur;
+    PyObject *entry, *kernel, *constexprs, *tune, *heur, *hooks;
     PyObject *all[FP_MAX_ARGS];
     unsigned n;
 };
@@ -669,17 +672,24 @@ static int plan(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos
     P->constexprs = PY(PyTuple_GetItem)(e, 1);
     PyObject *tune = PY(PyTuple_GetItem)(e, 2), *heur = PY(PyTuple_GetItem)(e, 3), *hooks = PY(PyTuple_GetItem)(e, 4);
     if (FP_TYPE(P->constexprs) != fpy.t_dict || FP_TYPE(tune) != fpy.t_dict || FP_TYPE(heur) != fpy.t_dict ||
-        FP_TYPE(hooks) != fpy.t_tuple || trlat_py_size(hooks) != 0)
-        return 0; /* launch pre-hooks: run() calls them */
+        FP_TYPE(hooks) != fpy.t_tuple)
+        return 0;
+    /* launch pre-hooks as run() stores them: (pre_hook, config.all_kwargs()) */
+    for (Py_ssize_t i = 0, n = trlat_py_size(hooks); i < n; i++) {
+        PyObject *h = PY(PyTuple_GetItem)(hooks, i);
+        if (FP_TYPE(h) != fpy.t_tuple || trlat_py_size(h) != 2 || FP_TYPE(PY(PyTuple_GetItem)(h, 1)) != fpy.t_dict)
+            return 0;
+    }
     P->tune = tune;
     P->heur = heur;
+    P->hooks = hooks;
     /* run() raises RuntimeError after the grid and hooks: it runs */
     return launch_args(E, P, pos, npos, kwv, kwn) == FP_MAX_ARGS;
 }
 
-/* grid(meta) if callable, + (1, 1), [0:3]: the grid run() indexes the kernel with (new reference). */
-static PyObject *grid_of(PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
-                         PyObject *kwn, PyObject *constexprs)
+/* grid(meta) if callable, + (1, 1): run()'s grid before its pre-hooks (new reference). */
+static PyObject *grid_plus(PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
+                           PyObject *kwn, PyObject *constexprs)
 {
     PyObject *g;
     if (PY(PyCallable_Check)(grid)) {
@@ -693,9 +703,43 @@ static PyObject *grid_of(PyObject *d, PyObject *grid, PyObject *const *pos, Py_s
     }
     PyObject *g2 = g ? PY(PyNumber_Add)(g, cls.one_one) : NULL;
     trlat_py_drop(g);
+    return g2;
+}
+
+/* [0:3] of it: the grid run() indexes the kernel with (new reference; steals g2). */
+static PyObject *grid_cut(PyObject *g2)
+{
     PyObject *g3 = g2 ? PY(PyObject_GetItem)(g2, cls.slice03) : NULL;
     trlat_py_drop(g2);
     return g3;
+}
+
+static PyObject *grid_of(PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
+                         PyObject *kwn, PyObject *constexprs)
+{
+    return grid_cut(grid_plus(d, grid, pos, npos, kwv, kwn, constexprs));
+}
+
+/* Each launch pre-hook called as run() calls it; -1 when one raised. */
+static int pre_hooks(PyObject *d, PyObject *hooks, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
+                     PyObject *kwn)
+{
+    Py_ssize_t n = trlat_py_size(hooks);
+    if (n <= 0)
+        return 0;
+    PyObject *nargs = meta_dict(d, pos, npos, kwv, kwn, NULL);
+    int rc = nargs ? 0 : -1;
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+        PyObject *h = PY(PyTuple_GetItem)(hooks, i), *m = PY(PyDict_Copy)(nargs);
+        PyObject *r = m && PY(PyDict_Update)(m, PY(PyTuple_GetItem)(h, 1)) == 0
+                          ? PY(PyObject_Vectorcall)(PY(PyTuple_GetItem)(h, 0), &m, 1, NULL)
+                          : NULL;
+        rc = r ? 0 : -1;
+        trlat_py_drop(r);
+        trlat_py_drop(m);
+    }
+    trlat_py_drop(nargs);
+    return rc;
 }
 
 /* Verify mode: the original runs, its launch compared with the model's. */
@@ -738,17 +782,22 @@ static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, PyObject *cons
     /* from the grid function's call on, run() runs to the end: so does this.
      * The arguments are looked up again after it, as run() looks them up
      * (a grid function may change the dicts it was given) */
-    PyObject *g3 = grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs);
-    unsigned missing = g3 ? launch_args(E, &P, pos, npos, kwv, kwnames) : FP_MAX_ARGS;
+    PyObject *g2 = grid_plus(d, grid, pos, npos, kwv, kwnames, P.constexprs);
+    if (g2 && pre_hooks(d, P.hooks, pos, npos, kwv, kwnames) < 0) {
+        PY(Py_DecRef)(g2);
+        return NULL; /* raised as run() raises */
+    }
+    unsigned missing = g2 ? launch_args(E, &P, pos, npos, kwv, kwnames) : FP_MAX_ARGS;
     if (missing != FP_MAX_ARGS) {
         const char *nm = PY(PyUnicode_AsUTF8)(E->L->p[missing].name);
         char msg[320];
         snprintf(msg, sizeof msg, "[libentry]: probably a bug, the following kernel params where not captured: ['%s']",
                  nm ? nm : "?");
         PY(PyErr_SetString)(trlat_py.exc_runtime, msg);
-        PY(Py_DecRef)(g3);
+        PY(Py_DecRef)(g2);
         return NULL;
     }
+    PyObject *g3 = grid_cut(g2);
     PyObject *k = g3 ? PY(PyObject_GetItem)(P.kernel, g3) : NULL;
     trlat_py_drop(g3);
     PyObject *res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
@@ -756,6 +805,8 @@ static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, PyObject *cons
     if (!res)
         return NULL; /* raised as run() raises */
     PY(Py_DecRef)(res);
+    if (E->L->stat)
+        E->L->stat->library_hits++;
     if (fp_conf.debug)
         fp_found_libentry++;
     PY(Py_IncRef)(P.kernel);

@@ -42,10 +42,10 @@ void fp_stats_reset(void)
 {
     pthread_mutex_init(&lock, NULL);
     for (unsigned i = 0; i < nstats; i++) {
-        stats[i]->hits = stats[i]->misses = 0;
+        stats[i]->hits = stats[i]->misses = stats[i]->library_hits = 0;
         memset(stats[i]->reasons, 0, sizeof stats[i]->reasons);
     }
-    other.hits = other.misses = 0;
+    other.hits = other.misses = other.library_hits = 0;
     memset(other.reasons, 0, sizeof other.reasons);
 }
 
@@ -70,6 +70,7 @@ int trlat_fastpath_counts(unsigned i, struct trlat_fastpath_counts *out)
     *out = (struct trlat_fastpath_counts){.name = s->name,
                                           .hits = TRLAT_RD(s->hits),
                                           .misses = TRLAT_RD(s->misses),
+                                          .library_hits = TRLAT_RD(s->library_hits),
                                           .reasons = s->reasons,
                                           .reason_names = fp_reason_names,
                                           .nreasons = FP_R_COUNT};

@@ -14,6 +14,7 @@ static void add(struct trlat_kstats *k, const struct trlat_fastpath_counts *c)
     k->has_fastpath = 1;
     k->fastpath.hits += c->hits;
     k->fastpath.misses += c->misses;
+    k->fastpath.library_hits += c->library_hits;
     for (int r = 0; r < c->nreasons; r++) {
         uint64_t n = TRLAT_RD(c->reasons[r]);
         if (!n)
@@ -33,7 +34,7 @@ static void add(struct trlat_kstats *k, const struct trlat_fastpath_counts *c)
 
 static int any(const struct trlat_fastpath_counts *c)
 {
-    uint64_t a = c->hits | c->misses;
+    uint64_t a = c->hits | c->misses | c->library_hits;
     for (int r = 0; r < c->nreasons; r++)
         a |= TRLAT_RD(c->reasons[r]);
     return a != 0;

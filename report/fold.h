@@ -20,7 +20,7 @@ struct trlat_fsite {
 };
 
 struct trlat_fpath {
-    uint64_t hits, misses;
+    uint64_t hits, misses, library_hits;
     const char *reasons[16];
     uint64_t counts[16];
     int nreasons;

@@ -150,6 +150,7 @@ static void kernel_json(struct trlat_json *j, struct trlat_kstats *k, int has_gp
         trlat_json_obj(j, "fastpath");
         trlat_json_u64(j, "hits", k->fastpath.hits);
         trlat_json_u64(j, "misses", k->fastpath.misses);
+        trlat_json_u64(j, "library_hits", k->fastpath.library_hits);
         trlat_json_obj(j, "fallbacks");
         for (int i = 0; i < k->fastpath.nreasons; i++)
             trlat_json_u64(j, k->fastpath.reasons[i], k->fastpath.counts[i]);

@@ -155,6 +155,7 @@ struct py_member {
     X(0, int, PyDict_Next, (PyObject *, Py_ssize_t *, PyObject **, PyObject **))                           \
     X(0, Py_ssize_t, PyDict_Size, (PyObject *))                                                            \
     X(0, PyObject *, PyDict_Copy, (PyObject *))                                                            \
+    X(0, int, PyDict_Update, (PyObject *, PyObject *))                                                     \
     X(0, Py_ssize_t, PyList_Size, (PyObject *))                                                            \
     X(0, PyObject *, PyList_GetItem, (PyObject *, Py_ssize_t)) /* borrowed */                              \
     X(0, const char *, PyUnicode_AsUTF8AndSize, (PyObject *, Py_ssize_t *))                                \

@@ -92,6 +92,8 @@ static void load_fastpath(struct ld *ld, const json_t *k, struct cli_fastpath *f
     fp->set = true;
     fp->hits = ld_get_u64(ld, v, "hits");
     fp->misses = ld_get_u64(ld, v, "misses");
+    if ((fp->has_library = ld_field(ld, v, "library_hits", LD_OPT) != NULL)) /* newer reports */
+        fp->library_hits = ld_get_u64(ld, v, "library_hits");
     const json_t *fb = ld_field(ld, v, "fallbacks", LD_OPT);
     if (fb) {
         size_t m2 = ld_push_key(ld, "fallbacks");

@@ -46,8 +46,8 @@ struct cli_count {
 };
 
 struct cli_fastpath {
-    bool set;
-    uint64_t hits, misses;
+    bool set, has_library; /* has_library: the report has library_hits */
+    uint64_t hits, misses, library_hits;
     struct cli_count *fallbacks;
     size_t n_fallbacks;
 };

@@ -237,6 +237,8 @@ static void fold_fastpath(struct cli_merger *m, struct mkernel *d, const struct 
     d->k.fastpath.set = true;
     add(&m->mg, &d->k.fastpath.hits, fp->hits, "fast-path hits");
     add(&m->mg, &d->k.fastpath.misses, fp->misses, "fast-path misses");
+    d->k.fastpath.has_library |= fp->has_library;
+    add(&m->mg, &d->k.fastpath.library_hits, fp->library_hits, "fast-path library hits");
     for (size_t i = 0; i < fp->n_fallbacks; i++) {
         size_t j = 0;
         while (j < d->n_fallbacks && strcmp(d->fallbacks[j].name, fp->fallbacks[i].name) != 0)

@@ -49,7 +49,11 @@ static json_t *j_fastpath(const struct cli_fastpath *fp)
     json_t *fallbacks = json_object();
     for (size_t i = 0; i < fp->n_fallbacks; i++)
         json_object_set_new(fallbacks, fp->fallbacks[i].name, j_int(fp->fallbacks[i].n));
-    return json_pack("{s:o,s:o,s:o}", "hits", j_int(fp->hits), "misses", j_int(fp->misses), "fallbacks", fallbacks);
+    json_t *o = json_pack("{s:o,s:o}", "hits", j_int(fp->hits), "misses", j_int(fp->misses));
+    if (fp->has_library)
+        json_object_set_new(o, "library_hits", j_int(fp->library_hits));
+    json_object_set_new(o, "fallbacks", fallbacks);
+    return o;
 }
 
 static json_t *j_kernel(const struct cli_kernel *k)

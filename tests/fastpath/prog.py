@@ -1007,7 +1007,8 @@ def libentry():
     around three kernels: its key by value (a new int: its first-call
     path), a callable grid, trailing parameters by keyword and default,
     StridedBuffer-like objects, a tensor descriptor, what it returns; an
-    entry with a launch pre-hook and a cleared cache (run() runs again),
+    entry with launch pre-hooks (one raising) and a cleared cache (run()
+    runs again),
     a grid that raises, a missing constexpr."""
     from triton.tools.tensor_descriptor import TensorDescriptor
     from flag_gems.utils.libentry import LibEntry
@@ -1032,8 +1033,24 @@ def libentry():
             cache = add.kernel_cache[0]
             k = next(iter(cache))
             kern, c, t, h, _ = cache[k]
-            cache[k] = (kern, c, t, h, ((lambda nargs: print("pre-hook", sorted(nargs)[:3]), {"EXTRA": 1}), ))
-            add[(1, )](x, y, out, 64, BLOCK=64)
+
+            def hook1(nargs):  # each hook its own dict: what it changes, the next one does not see
+                print("pre-hook 1", sorted(nargs), nargs["EXTRA"], nargs["n"], nargs["grid"])
+                nargs["EXTRA"] = 99
+
+            def hook2(nargs):
+                print("pre-hook 2", nargs["EXTRA"])
+                if nargs.get("RAISE"):
+                    raise ValueError("pre-hook raised")
+
+            cache[k] = (kern, c, t, h, ((hook1, {"EXTRA": 1}), (hook2, {"EXTRA": 2})))
+            for _ in range(2):
+                add[(1, )](x, y, out, 64, BLOCK=64)
+            cache[k] = (kern, c, t, h, ((hook2, {"EXTRA": 3, "RAISE": 1}), ))
+            try:
+                add[(1, )](x, y, out, 64, BLOCK=64)  # raises before the launch
+            except ValueError as e:
+                print("raised:", e)
             cache.clear()
     calls = []
 
