@@ -250,7 +250,7 @@ static const struct cli_kernel **by_name(const struct cli_report *r)
 
 static const struct cli_kernel *lookup(const struct cli_kernel **sorted, size_t n, const struct cli_kernel *k)
 {
-    const struct cli_kernel *const *hit = bsearch(&k, sorted, n, sizeof *sorted, cmp_name);
+    const struct cli_kernel *const *hit = n ? bsearch(&k, sorted, n, sizeof *sorted, cmp_name) : NULL;
     return hit ? *hit : NULL;
 }
 

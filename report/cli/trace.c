@@ -181,7 +181,7 @@ static void number_tracks(struct cli_trace *t)
 static const struct track *find_track(const struct cli_trace *t, const struct cli_report *r, const struct cli_event *e)
 {
     struct track key = key_of(r, e);
-    return bsearch(&key, t->tracks, t->n_tracks, sizeof key, cmp_track);
+    return t->n_tracks ? bsearch(&key, t->tracks, t->n_tracks, sizeof key, cmp_track) : NULL;
 }
 
 /* ---- launches by correlation id ---- */
@@ -309,6 +309,8 @@ static void write_launch(struct cli_trace *t, const struct cli_report *r, const 
 static void write_flow(struct cli_trace *t, const struct cli_report *r, const struct cli_event *gpu,
                        const struct track *k)
 {
+    if (!t->n_launches)
+        return; /* bsearch may not be given NULL, even for none */
     struct launch_ref key = {event_pid(r, gpu), gpu->corr.v, 0, 0, 0};
     const struct launch_ref *l = bsearch(&key, t->launches, t->n_launches, sizeof key, cmp_launch);
     if (!l)
@@ -430,7 +432,7 @@ static void kineto_gpu(struct cli_trace *t, const struct cli_event *e)
     fputs("}}", t->f);
     if (e->corr.set) {
         struct launch_ref key = {event_pid(t->r, e), e->corr.v, 0, 0, 0};
-        if (bsearch(&key, t->launches, t->n_launches, sizeof key, cmp_launch)) {
+        if (t->n_launches && bsearch(&key, t->launches, t->n_launches, sizeof key, cmp_launch)) {
             begin(t, "f", "ac2g", e->device.v, e->stream.v);
             fprintf(t->f, ",\"name\":\"ac2g\",\"id\":%llu,\"bp\":\"e\",\"ts\":", (unsigned long long)e->corr.v);
             cli_json_us(t->f, cli_add_sat(e->start, off));

@@ -23,17 +23,22 @@ def running(pid):
         return False
 
 
+def default_signals():
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def start(trlat, tmp):
     """trlat run with a command that sleeps; (its Popen, the command's pid)."""
     pidfile, errfile = os.path.join(tmp, "child.pid"), os.path.join(tmp, "run.err")
     if os.path.exists(pidfile):
         os.unlink(pidfile)
     with open(errfile, "w") as err:
-        # SIGINT at its default, as in a shell's foreground job (a job run
-        # in the background would have it ignored, and so would trlat run).
+        # The signals at their defaults, as in a shell's foreground job (a
+        # job run in the background has SIGINT ignored, one under nohup
+        # SIGHUP, and trlat run then leaves them ignored, as it should).
         p = subprocess.Popen([trlat, "run", "--", "sh", "-c", "echo $$ > '%s.tmp' && mv '%s.tmp' '%s'; exec sleep 30"
-                              % (pidfile, pidfile, pidfile)], stderr=err, cwd=tmp,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                              % (pidfile, pidfile, pidfile)], stderr=err, cwd=tmp, preexec_fn=default_signals)
     deadline = time.time() + 10
     while not os.path.exists(pidfile) and time.time() < deadline:
         time.sleep(0.01)
