@@ -72,8 +72,7 @@ static struct option options[TRLAT_OPT_COUNT] = {
                            TRLAT_FP_MEMO_MAX, 0},
     [TRLAT_OPT_FP_GIL] = {"TRLAT_FASTPATH_GIL", TRLAT_FP_GIL_RELEASE, fp_gil_choices, "release or keep", 0, 0},
     [TRLAT_OPT_FP_GETITEM] = {"TRLAT_FASTPATH_GETITEM", 1, bool_choices, BOOL_WORDS, 0, 0},
-    /* off until its model is measured on the GPU machine (docs/FASTPATH.md) */
-    [TRLAT_OPT_FP_LIBENTRY] = {"TRLAT_FASTPATH_LIBENTRY", 0, bool_choices, BOOL_WORDS, 0, 0},
+    [TRLAT_OPT_FP_LIBENTRY] = {"TRLAT_FASTPATH_LIBENTRY", 1, bool_choices, BOOL_WORDS, 0, 0},
     [TRLAT_OPT_FP_DEBUG] = {"TRLAT_FASTPATH_DEBUG", 0, bool_choices, BOOL_WORDS, 0, 0},
     [TRLAT_OPT_FP_GRID] = {"TRLAT_FASTPATH_GRID", TRLAT_FP_GRID_EVAL, fp_grid_choices, "eval or call", 0, 0},
     [TRLAT_OPT_FP_PHASES] = {"TRLAT_FASTPATH_PHASES", 0, bool_choices, BOOL_WORDS, 0, 0},

@@ -16,7 +16,8 @@ step) and its growth gives the arm's Triton-side host time, py->driver
 plus return over the Triton-compiled kernels: AB_HOST_US gives it per step
 in each arm, the profile's figure for what the fast path removes, and of
 it the part a library's own KernelInterface.run took before Triton's
-(py_library_ns: FlagGems' LibEntry.run), AB_LIB_US
+(py_library_ns: FlagGems' LibEntry.run), AB_LIB_US, and AB_STEADY_US the
+same over calls under 1 ms (no first-call compiles or library tuning)
 (REAL_AB_HOST=0: no flushes, no AB_HOST_US). With REAL_AB_SWITCH=profiling
 the arms switch profiling instead (trlat_api_profiling: recording paused
 and resumed, the fast path as configured) and AB_US gives the step
@@ -38,6 +39,13 @@ ab_times = {1: [], 0: []}
 ab_host = {1: [0.0, 0, 0.0], 0: [0.0, 0, 0.0]}  # arm: [Triton-side ns, steps, of it the library's ns]
 ab_prev = [0.0, 0.0]
 ab_kern = {1: {}, 0: {}}  # arm: {kernel: [Triton-side ns, library ns, launches, misses]}
+# the Triton-side host time of calls under STEADY_NS (py->driver from its
+# histogram, bucket midpoints; plus return): without the first calls'
+# compiles and a library's tuning, which a new length in a decode brings
+# and which land in whichever arm is running
+STEADY_NS = 1e6
+ab_steady = {1: 0.0, 0: 0.0}
+ab_sprev = [0.0]
 ab_kprev = {}
 if AB:
     _api = ctypes.CDLL(None)
@@ -65,7 +73,22 @@ def triton_side_ns():
         v[1] += (k.get("py_library_ns") or {}).get("sum", 0)
         v[2] += k["launches"]
         v[3] += (k.get("fastpath") or {}).get("misses", 0)
-    return sum(v[0] for v in per.values()), sum(v[1] for v in per.values()), per
+    steady = 0.0
+    for k in ks:
+        for b, n in (k.get("py_to_driver_ns") or {}).get("hist") or []:
+            mid = bucket_mid(b)
+            if mid < STEADY_NS:
+                steady += mid * n
+        steady += (k.get("py_return_ns") or {}).get("sum", 0)
+    return sum(v[0] for v in per.values()), sum(v[1] for v in per.values()), per, steady
+
+
+def bucket_mid(b):
+    """A log2x8-v1 bucket's midpoint (docs/REPORT.md)."""
+    if b < 16:
+        return float(b)
+    m, sub = 4 + (b - 16) // 8, (b - 16) % 8
+    return float(((8 + sub) << (m - 3)) + (1 << (m - 3)) / 2)
 
 
 def ab_step(i):
@@ -96,6 +119,8 @@ def ab_done(arm, n=1):
                     acc[i] += v[i] - was[i]
             ab_kprev.clear()
             ab_kprev.update(side[2])
+            ab_steady[arm[0]] += side[3] - ab_sprev[0]
+            ab_sprev[0] = side[3]
 
 
 def ab_start():
@@ -106,6 +131,7 @@ def ab_start():
         ab_prev[:] = side[:2] if side is not None else (0.0, 0.0)
         if side is not None:
             ab_kprev.update(side[2])
+            ab_sprev[0] = side[3]
 
 
 def ab_print():
@@ -115,6 +141,7 @@ def ab_print():
         if ab_host[1][1] and ab_host[0][1]:
             print("AB_HOST_US on %.2f off %.2f" % (ab_host[1][0] / ab_host[1][1] / 1e3, ab_host[0][0] / ab_host[0][1] / 1e3))
             print("AB_LIB_US on %.2f off %.2f" % (ab_host[1][2] / ab_host[1][1] / 1e3, ab_host[0][2] / ab_host[0][1] / 1e3))
+            print("AB_STEADY_US on %.2f off %.2f" % (ab_steady[1] / ab_host[1][1] / 1e3, ab_steady[0] / ab_host[0][1] / 1e3))
             # per kernel, the largest Triton-side shares without the fast
             # path: us a step with and without it, of it the library's, and
             # the calls and misses a step with it

@@ -213,10 +213,10 @@ PY
     # output, launches and returns as its own Python, verify agreeing; a
     # LibEntry whose run differs from the reference is never served
     run leoff 0 libentry 6
-    run leon 1 libentry 6 TRLAT_FASTPATH_DEBUG=1 TRLAT_FASTPATH_LIBENTRY=1
-    run lever verify libentry 6 TRLAT_FASTPATH_DEBUG=1 TRLAT_FASTPATH_LIBENTRY=1
-    run lepat 1 libentry 6 TRLAT_FASTPATH_DEBUG=1 TRLAT_FASTPATH_LIBENTRY=1 FAKE_LIBENTRY_PATCHED=1
-    run ledef 1 libentry 6 TRLAT_FASTPATH_DEBUG=1
+    run leon 1 libentry 6 TRLAT_FASTPATH_DEBUG=1
+    run lever verify libentry 6 TRLAT_FASTPATH_DEBUG=1
+    run lepat 1 libentry 6 TRLAT_FASTPATH_DEBUG=1 FAKE_LIBENTRY_PATCHED=1
+    run leno 1 libentry 6 TRLAT_FASTPATH_DEBUG=1 TRLAT_FASTPATH_LIBENTRY=0
     same "py$v LibEntry served in C" leoff leon
     same "py$v LibEntry, verify" leoff lever
     same "py$v LibEntry not the reference" leoff lepat
@@ -224,9 +224,9 @@ PY
         "$(grep -o '[0-9]* calls of FlagGems. LibEntry.run were served in C' "$WORK/leon.err"):$(reason lever verify_mismatch)" \
         "45 calls of FlagGems' LibEntry.run were served in C:0"
     expect "py$v LibEntry: the report counts them per kernel (library_hits)" \
-        "$(fpk leon 'sum(k["fastpath"].get("library_hits", 0) for k in r["kernels"] if k["fastpath"])'):$(fpk ledef 'sum(k["fastpath"]["library_hits"] for k in r["kernels"] if k["fastpath"])')" "45:0"
-    same "py$v LibEntry by default" leoff ledef
-    expect "py$v LibEntry by default: not served in C" "$(grep -c 'LibEntry' "$WORK/ledef.err")" "0"
+        "$(fpk leon 'sum(k["fastpath"].get("library_hits", 0) for k in r["kernels"] if k["fastpath"])'):$(fpk leno 'sum(k["fastpath"]["library_hits"] for k in r["kernels"] if k["fastpath"])')" "45:0"
+    same "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0" leoff leno
+    expect "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0: not served in C" "$(grep -c 'LibEntry' "$WORK/leno.err")" "0"
     expect "py$v LibEntry not the reference: none served, said why" \
         "$(grep -c 'served in C$' "$WORK/lepat.err"):$(grep -c 'never served above its compiled.grid. call: it is not the one' "$WORK/lepat.err")" "0:1"
 

@@ -60,7 +60,7 @@ done
 # FlagGems' LibEntry.run served in C (fastpath/libentry.c), verify mode too
 TRLAT_FASTPATH=0 python3 "$PROG" libentry 6 >"$WORK/lplain.out" 2>/dev/null
 for fp in 1 verify; do
-    TRLAT_FASTPATH=$fp TRLAT_FASTPATH_LIBENTRY=1 TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-lfp-$fp.json" \
+    TRLAT_FASTPATH=$fp TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-lfp-$fp.json" \
         LD_PRELOAD="$ASAN $SAN" python3 "$PROG" libentry 6 >"$WORK/o" 2>"$WORK/le-$fp"; rc=$?
     if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/le-$fp" && cmp -s "$WORK/o" "$WORK/lplain.out"; then
         ok "ASan+UBSan: LibEntry in C ($fp)"
