@@ -334,9 +334,22 @@ static PyObject *instance_current(struct le *E)
 }
 
 /* hasattr(v, name): 1, 0, or -1 when the lookup raised something else
- * (hasattr raises it: the original runs and raises). */
+ * (hasattr raises it: the original runs and raises). Through the lookup
+ * hasattr itself makes where the interpreter exports it: a missing
+ * attribute (an int's data_ptr, on most calls) then costs no exception. */
 static int has(PyObject *v, PyObject *name, PyObject **out)
 {
+    int (*lookup)(PyObject *, PyObject *, PyObject **) =
+        PY(PyObject_GetOptionalAttr) ? PY(PyObject_GetOptionalAttr) : PY(_PyObject_LookupAttr);
+    if (lookup) {
+        PyObject *found = NULL;
+        int r = lookup(v, name, &found);
+        if (r > 0 && out)
+            *out = found;
+        else if (r > 0)
+            PY(Py_DecRef)(found);
+        return r < 0 ? -1 : r;
+    }
     PyObject *a = PY(PyObject_GetAttr)(v, name);
     if (a) {
         if (out)

@@ -143,6 +143,9 @@ struct py_member {
     X(1, PyObject *, PyEval_GetBuiltins, (void)) /* borrowed */                                            \
     /* ---- the launch memo (fastpath/fp_*.c, issue 5): all optional, checked by fp_py_init ---- */        \
     X(0, PyObject *, PyObject_GetAttr, (PyObject *, PyObject *))                                           \
+    /* hasattr's lookup, raising nothing for a missing attribute: 3.13's name, and before */               \
+    X(0, int, PyObject_GetOptionalAttr, (PyObject *, PyObject *, PyObject **))                             \
+    X(0, int, _PyObject_LookupAttr, (PyObject *, PyObject *, PyObject **))                                 \
     X(0, int, PyObject_SetAttr, (PyObject *, PyObject *, PyObject *))                                      \
     X(0, PyObject *, PyObject_VectorcallMethod, (PyObject *, PyObject *const *, size_t, PyObject *))       \
     X(0, PyObject *, PyObject_RichCompare, (PyObject *, PyObject *, int))                                  \
