@@ -142,7 +142,7 @@ bool cli_outlier_note(const struct cli_kernel *k, char *buf, size_t len)
 
 bool cli_library_note(const struct cli_report *r, char *buf, size_t len)
 {
-    uint64_t calls = 0, lib = 0, kernels = 0;
+    uint64_t calls = 0, lib = 0, kernels = 0, in_c = 0;
     double py = 0;
     for (size_t i = 0; i < r->n_kernels; i++) {
         const struct cli_kernel *k = &r->kernels[i];
@@ -151,20 +151,25 @@ bool cli_library_note(const struct cli_report *r, char *buf, size_t len)
         kernels++;
         calls += k->library.calls;
         lib += k->library.ns;
+        in_c += k->fastpath.library_hits;
         if (k->py.set && k->py.s.count) /* the part is of the calls' py->driver; the kernel's mean stands for it */
             py += (double)k->py.s.sum / (double)k->py.s.count * (double)k->library.calls;
     }
     if (!calls)
         return false;
-    char n[CLI_FMT_LEN], nk[CLI_FMT_LEN], t[CLI_FMT_LEN], per[CLI_FMT_LEN], share[32] = "";
+    char n[CLI_FMT_LEN], nk[CLI_FMT_LEN], t[CLI_FMT_LEN], per[CLI_FMT_LEN], share[32] = "", nc[CLI_FMT_LEN],
+                                                                            served[160] = "";
     if (py > 0)
         snprintf(share, sizeof share, ", %.0f%% of their py→drv", 100.0 * (double)lib / py);
+    if (in_c) /* the fast path ran that run() itself: its part is then the Python the model calls */
+        snprintf(served, sizeof served, "; the fast path ran %s of these run() calls in C (library_hits)",
+                 cli_fmt_count(nc, in_c));
     snprintf(buf, len,
              "%s calls of %s kernel%s came through a library's own KernelInterface.run (FlagGems' LibEntry, Inductor's "
              "CachingAutotuner), whose Python took %s (%s a call%s) before it called Triton's "
-             "(py_library_ns): a fast path serving Triton's calls leaves that part",
+             "(py_library_ns)%s",
              cli_fmt_count(n, calls), cli_fmt_count(nk, kernels), kernels == 1 ? "" : "s", cli_fmt_ns(t, (double)lib),
-             cli_fmt_ns(per, (double)lib / (double)calls), share);
+             cli_fmt_ns(per, (double)lib / (double)calls), share, served);
     return true;
 }
 

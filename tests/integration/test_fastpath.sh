@@ -225,6 +225,8 @@ PY
         "45 calls of FlagGems' LibEntry.run were served in C:0"
     expect "py$v LibEntry: the report counts them per kernel (library_hits)" \
         "$(fpk leon 'sum(k["fastpath"].get("library_hits", 0) for k in r["kernels"] if k["fastpath"])'):$(fpk leno 'sum(k["fastpath"]["library_hits"] for k in r["kernels"] if k["fastpath"])')" "45:0"
+    expect "py$v LibEntry: trlat report says how many run() calls ran in C" \
+        "$("$B/trlat" report "$WORK/leon.json" 2>&1 | grep -c 'the fast path ran 45 of these run() calls in C')" "1"
     same "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0" leoff leno
     expect "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0: not served in C" "$(grep -c 'LibEntry' "$WORK/leno.err")" "0"
     expect "py$v LibEntry not the reference: none served, said why" \
