@@ -52,6 +52,7 @@ static struct {
     PyObject *devfn, *inspect, *odict; /* the module's torch_device_fn, inspect and OrderedDict (held) */
     uint64_t epoch;
     PyObject *one_one, *slice03;
+    int (*lookup)(PyObject *, PyObject *, PyObject **); /* hasattr's own lookup */
     PyObject *s_grid, *s_key, *s_run, *s_dtype, *s_data_ptr, *s_current_device, *s_kernel_cache, *s_signature, *s_jit,
         *s_spec, *s_dns, *s_div, *s_arg_names, *s_major, *s_minor, *s_devfn, *s_inspect, *s_odict, *s__empty, *s_i32,
         *s_u64, *s_i64, *s_td, *s_shape, *s_strides, *s_block_shape, *s_padding, *s__run, *s_builtins;
@@ -109,6 +110,10 @@ static int intern_all(void)
     for (size_t i = 0; i < NB; i++)
         if (!(cls.bname[i] = PY(PyUnicode_InternFromString)(bnames[i])))
             return 0;
+    /* 3.13's name for it, and before */
+    cls.lookup = PY(PyObject_GetOptionalAttr) ? PY(PyObject_GetOptionalAttr) : PY(_PyObject_LookupAttr);
+    if (!cls.lookup)
+        return 0;
     PyObject *one = PY(PyLong_FromLong)(1), *zero = PY(PyLong_FromLong)(0), *three = PY(PyLong_FromLong)(3);
     cls.one_one = PY(PyTuple_New)(2);
     if (cls.one_one && one) {
@@ -171,8 +176,7 @@ static int learn_class(void *type, PyObject *run)
     const char *why = NULL;
     if (!PY(PyObject_GetItem) || !PY(PyNumber_Add) || !PY(PySlice_New) || !PY(PySequence_Tuple) ||
         !PY(PyFunction_GetGlobals) || !PY(PyObject_Vectorcall) || !PY(PyObject_VectorcallMethod) ||
-        !PY(PyDict_GetItemWithError) || !PY(PyDict_Next) || !PY(PyType_IsSubtype) || !trlat_py.exc_attribute ||
-        !intern_all())
+        !PY(PyDict_GetItemWithError) || !PY(PyDict_Next) || !PY(PyType_IsSubtype) || !intern_all())
         why = "this Python lacks what it needs";
     PyObject *td = why ? NULL : fp_dict_of((PyObject *)type);
     PyObject *key = td ? fp_dget(td, cls.s_key) : NULL;
@@ -335,36 +339,17 @@ static PyObject *instance_current(struct le *E)
 
 /* hasattr(v, name): 1, 0, or -1 when the lookup raised something else
  * (hasattr raises it: the original runs and raises). Through the lookup
- * hasattr itself makes where the interpreter exports it: a missing
- * attribute (an int's data_ptr, on most calls) then costs no exception. */
+ * hasattr itself makes: a missing attribute (an int's data_ptr, on most
+ * calls) costs no exception. */
 static int has(PyObject *v, PyObject *name, PyObject **out)
 {
-    int (*lookup)(PyObject *, PyObject *, PyObject **) =
-        PY(PyObject_GetOptionalAttr) ? PY(PyObject_GetOptionalAttr) : PY(_PyObject_LookupAttr);
-    if (lookup) {
-        PyObject *found = NULL;
-        int r = lookup(v, name, &found);
-        if (r > 0 && out)
-            *out = found;
-        else if (r > 0)
-            PY(Py_DecRef)(found);
-        return r < 0 ? -1 : r;
-    }
-    PyObject *a = PY(PyObject_GetAttr)(v, name);
-    if (a) {
-        if (out)
-            *out = a;
-        else
-            PY(Py_DecRef)(a);
-        return 1;
-    }
-    PyObject *t, *val, *tb;
-    PY(PyErr_Fetch)(&t, &val, &tb);
-    int attr = t && t == trlat_py.exc_attribute;
-    trlat_py_drop(t);
-    trlat_py_drop(val);
-    trlat_py_drop(tb);
-    return attr ? 0 : -1;
+    PyObject *found = NULL;
+    int r = cls.lookup(v, name, &found);
+    if (r > 0 && out)
+        *out = found;
+    else if (r > 0)
+        PY(Py_DecRef)(found);
+    return r < 0 ? -1 : r;
 }
 
 static PyObject *pair(PyObject *a, PyObject *b) /* steals both */

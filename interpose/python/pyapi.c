@@ -31,8 +31,6 @@ static void resolve(void)
     trlat_py.none = sym("_Py_NoneStruct");
     PyObject **rt = sym("PyExc_RuntimeError");
     trlat_py.exc_runtime = rt ? *rt : NULL;
-    PyObject **ae = sym("PyExc_AttributeError");
-    trlat_py.exc_attribute = ae ? *ae : NULL; /* optional: fastpath/libentry.c's hasattr */
     if (!trlat_py.none || !trlat_py.exc_runtime) {
         all = 0;
         missing = missing ? missing : "_Py_NoneStruct";

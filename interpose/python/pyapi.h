@@ -199,9 +199,8 @@ struct trlat_pyapi {
     TRLAT_PYAPI(TRLAT_PYAPI_FIELD)
 #undef TRLAT_PYAPI_FIELD
     /* data symbols */
-    PyObject *none;          /* &_Py_NoneStruct */
-    PyObject *exc_runtime;   /* *PyExc_RuntimeError */
-    PyObject *exc_attribute; /* *PyExc_AttributeError (NULL: not found) */
+    PyObject *none;        /* &_Py_NoneStruct */
+    PyObject *exc_runtime; /* *PyExc_RuntimeError */
 };
 
 extern struct trlat_pyapi trlat_py;

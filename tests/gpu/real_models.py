@@ -30,7 +30,9 @@ import time
 
 import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 from common import native  # noqa: E402
+from make_fixture import hist_mid  # noqa: E402  (the report's log2x8-v1 buckets)
 mode, steps = sys.argv[1], int(sys.argv[2])
 AB = os.environ.get("REAL_AB") == "1"
 PROF_AB = os.environ.get("REAL_AB_SWITCH") == "profiling"
@@ -76,19 +78,11 @@ def triton_side_ns():
     steady = 0.0
     for k in ks:
         for b, n in (k.get("py_to_driver_ns") or {}).get("hist") or []:
-            mid = bucket_mid(b)
+            mid = hist_mid(b)
             if mid < STEADY_NS:
                 steady += mid * n
         steady += (k.get("py_return_ns") or {}).get("sum", 0)
     return sum(v[0] for v in per.values()), sum(v[1] for v in per.values()), per, steady
-
-
-def bucket_mid(b):
-    """A log2x8-v1 bucket's midpoint (docs/REPORT.md)."""
-    if b < 16:
-        return float(b)
-    m, sub = 4 + (b - 16) // 8, (b - 16) % 8
-    return float(((8 + sub) << (m - 3)) + (1 << (m - 3)) / 2)
 
 
 def ab_step(i):
