@@ -45,6 +45,35 @@ static inline void fp_phase(int mark)
         fp_phase_t[mark] = trlat_ticks();
 }
 
+/* The LibEntry layer's marks (libentry.c): a served call from its Python
+ * entry (kernel[grid] evaluated) to the return of its compiled[grid] launch,
+ * summed per LibEntry and printed at exit, the costliest first. */
+enum {
+    FP_LE_ENTRY,   /* the call's Python entry: kernel[grid] evaluated */
+    FP_LE_RUN,     /* LibEntry.run entered the model (the lambda, the hooks) */
+    FP_LE_GUARDS,  /* class, globals and instance checked */
+    FP_LE_KEY,     /* the arguments split and keyed */
+    FP_LE_LOOKUP,  /* the current device read, the entry found, the launch arguments taken */
+    FP_LE_GRID,    /* the grid computed */
+    FP_LE_HOOKS,   /* the launch pre-hooks called */
+    FP_LE_GETITEM, /* compiled[grid] evaluated */
+    FP_LE_LAUNCH,  /* the launch returned (the hit below, the driver call in it) */
+    FP_LE_MARKS
+};
+struct fp_le_phases {
+    const char *name;
+    uint64_t sum[FP_LE_MARKS - 1], n;
+    int listed;
+};
+extern _Thread_local uint64_t fp_le_t[FP_LE_MARKS];
+static inline void fp_le_phase(int mark)
+{
+    if (__builtin_expect(fp_phases_on, 0))
+        fp_le_t[mark] = trlat_ticks();
+}
+/* The marks of this thread's served call, all set: adds them to p (GIL held). */
+void fp_le_phases_commit(struct fp_le_phases *p);
+
 /* Reads TRLAT_FASTPATH_PHASES once (at the launcher's install). */
 void fp_phases_init(void);
 /* The marks of this thread's current call, all set: adds them as one hit. */
