@@ -24,6 +24,7 @@ struct fp_pyenv {
     PyObject *o_true, *o_false, *o_none;
     int long_compact;       /* CPython 3.12/3.13 ints: fp_small_int reads them */
     int tuple_direct;       /* CPython 3.9-3.13 tuples: fp_tuple_len/get read them */
+    int dict_version;       /* CPython 3.11-3.13 dicts: fp_dict_version reads them */
     int idict;              /* fp_no_instance_attrs' words: 0 unknown, 1: word -3, 2: words -3 and -4 */
     int inline_values_flag; /* 3.13: Py_TPFLAGS_INLINE_VALUES puts attributes after the object */
     /* the rest */
@@ -41,6 +42,7 @@ struct fp_pyenv {
     PyObject *jit_run; /* JITFunction.run as found when the memo started (the hook's wrapper) */
     PyObject *knobs_mod, *compute_cache_key, *driver_cfg;
     PyObject *torch_current_device, *torch_get_device, *torch_raw_stream;
+    void *t_torch_dtype;    /* torch.dtype; NULL: not found */
     int torch_layout_known; /* torch 2.11: tensor_direct.c knows its structs */
     /* interned attribute names */
     PyObject *s_data_ptr, *s___mro__, *s_dtype, *s_is_cuda, *s_params, *s_name, *s___name__, *s_is_constexpr,
@@ -295,6 +297,12 @@ static inline int fp_small_int(PyObject *v, long long *x)
     *x = (1 - (long long)(tag & 3)) * (long long)digit; /* sign: 0 +, 1 zero, 2 - */
     return 1;
 }
+/* A dict's version: a value that changes with every change of the dict
+ * and is never another dict's (where fpy.dict_version; else 0). */
+static inline uint64_t fp_dict_version(PyObject *d)
+{
+    return fpy.dict_version ? ((const uint64_t *)(void *)d)[3] : 0; /* after ob_refcnt, ob_type, ma_used */
+}
 /* An exact tuple's length and item i (borrowed): read from the object
  * where its layout is known (fpy.tuple_direct), else through the C API. */
 static inline Py_ssize_t fp_tuple_len(PyObject *t)
@@ -395,10 +403,15 @@ struct fp_gslot;
  * for this call, with *slot for fp_gprog_mismatch; -1: call it. The first
  * sight of a code object runs the analysis (Python code). */
 int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslot **slot);
+/* The same for a grid function called with a dict: vals[j] the value of
+ * L's parameter j in it (NULL: not in it); *tuple (when not NULL) says
+ * whether the function returns a tuple, not a list. */
+int fp_gprog_eval_meta(const struct fp_layout *L, PyObject *const *vals, PyObject *fn, unsigned g[3], int *tuple,
+                       struct fp_gslot **slot);
 /* Verify mode: the function disagreed with the program (result NULL: it
  * raised, the error stays set); reports once, the function is called from
  * then on. */
-void fp_gprog_mismatch(struct fp_gslot *s, struct fp_call *c, const unsigned g[3], PyObject *result);
+void fp_gprog_mismatch(struct fp_gslot *s, const char *kernel, const unsigned g[3], PyObject *result);
 /* A program's closure-cell guard: closure (a grid function's __closure__,
  * NULL when none) has a cell at idx that holds want; 1 yes, 0 no. */
 int fp_gprog_cell_is(PyObject *closure, Py_ssize_t idx, PyObject *want);
@@ -525,8 +538,28 @@ PyObject *fp_inductor_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
  * itself and checks its launch against the model (fp_libentry_check, from
  * the launcher's call). */
 PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* ---- a LibEntry's last keys (libentry_last.c) ---- */
+#define FP_LE_SIG 192 /* words of a key's signature */
+struct fp_le_last;    /* per LibEntry, allocated at its first store */
+/* A key() item: the pair (a, b), or a alone when b is NULL. */
+struct fp_le_part {
+    PyObject *a, *b;
+};
+struct fp_le_sig {
+    unsigned n;
+    uint64_t w[FP_LE_SIG];
+};
+/* The signature of the key made of parts p[0..n): 0, or -1 when it has an
+ * item compared otherwise (or there are no dict watchers). */
+int fp_le_sig_make(struct fp_le_sig *s, const struct fp_le_part *p, unsigned n);
+/* The entry cache gave for a key of signature s, when that was one of the
+ * last stored and cache has not changed since; NULL: look it up. */
+PyObject *fp_le_last_find(const struct fp_le_last *m, const struct fp_le_sig *s, PyObject *cache);
+/* Stores what cache gave for s (cache watched from now on). */
+void fp_le_last_store(struct fp_le_last **m, const struct fp_le_sig *s, PyObject *cache, PyObject *entry);
 void fp_libentry_check(PyObject *launcher, const unsigned g[3], PyObject *const *kargs, Py_ssize_t nk);
-extern uint64_t fp_found_libentry;
+extern uint64_t fp_found_libentry, fp_found_libentry_gprog, fp_found_libentry_last;
 
 /* ---- trlat's share files run (sharepy.c): 0, -1 unreadable, -2 did not load ---- */
 int fp_share_load(const char *file, const char *modname, const char *const *names, PyObject **fns, unsigned n,

@@ -153,6 +153,34 @@ static int tuple_layout_known(unsigned long ver)
     return ok;
 }
 
+/* fp_dict_version's word: PyDictObject's ma_version_tag (3.11, 3.12;
+ * _ma_watcher_tag in 3.13), after the object head and ma_used, which each
+ * change of the dict sets anew from a process-wide counter; checked on a
+ * probe dict: an insert and a value replaced in place each change it, a
+ * read does not. */
+static int dict_version_known(unsigned long ver)
+{
+    if ((ver >> 16) < 0x030b || (ver >> 16) > 0x030d)
+        return 0;
+    PyObject *d = PY(PyDict_New)(), *k = PY(PyLong_FromLong)(1000), *v = PY(PyLong_FromLong)(2000);
+    int ok = 0;
+    if (d && k && v) {
+        fpy.dict_version = 1;
+        uint64_t t0 = fp_dict_version(d);
+        ok = PY(PyDict_SetItem)(d, k, v) == 0;
+        uint64_t t1 = fp_dict_version(d);
+        ok = ok && PY(PyDict_GetItemWithError)(d, k) == v && fp_dict_version(d) == t1 && t1 != t0;
+        ok = ok && PY(PyDict_SetItem)(d, k, k) == 0 && fp_dict_version(d) != t1 && trlat_py_size(d) == 1;
+        fpy.dict_version = 0;
+    }
+    trlat_py_drop(d);
+    trlat_py_drop(k);
+    trlat_py_drop(v);
+    if (PY(PyErr_Occurred)())
+        PY(PyErr_Clear)();
+    return ok;
+}
+
 /* Where an object of a heap class with a managed dict keeps its dict
  * (fp_no_instance_attrs): by version, checked on a probe object of a new
  * class, whose __dict__ once made must be the word at -3 (and, on 3.11,
@@ -262,6 +290,9 @@ static int resolve(void)
     fpy.t_tensor = trlat_py_attr(torch, "Tensor"); /* held */
     fpy.t_param = trlat_py_attr(nn, "Parameter");  /* held; NULL is fine */
     fpy.t_size = trlat_py_attr(torch, "Size");     /* held; NULL is fine */
+    PyObject *f32 = trlat_py_attr(torch, "float32");
+    fpy.t_torch_dtype = f32 ? FP_TYPE(f32) : NULL; /* torch's dtypes and their type live as long as torch */
+    trlat_py_drop(f32);
     fpy.torch_current_device = trlat_py_attr(cuda, "current_device");
     fpy.torch_get_device = trlat_py_attr(tc, "_cuda_getDevice");
     fpy.torch_raw_stream = trlat_py_attr(tc, "_cuda_getCurrentRawStream");
@@ -315,6 +346,7 @@ int fp_py_init(void)
     fpy.next_layout_id = 1;
     fpy.long_compact = long_layout_known(ver);
     fpy.tuple_direct = tuple_layout_known(ver);
+    fpy.dict_version = dict_version_known(ver);
     fpy.idict = managed_dict_words(ver);
     if (fp_conf.debug)
         trlat_log_debug("fast path: a tensor's own attributes (a data_ptr shadowing torch's) are %s",

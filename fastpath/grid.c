@@ -66,12 +66,12 @@ int fp_grid_eval(struct fp_call *c, PyObject *bound, unsigned g[3], PyObject **r
         PY(Py_DecRef)(b);
     if (!r) {
         if (gs) /* verify: the program had a grid where the function raised */
-            fp_gprog_mismatch(gs, c, pg, NULL);
+            fp_gprog_mismatch(gs, c->L && c->L->stat ? c->L->stat->name : NULL, pg, NULL);
         return FP_GRID_RAISED;
     }
     int odd = parse(r, g);
     if (gs && (odd || memcmp(g, pg, sizeof pg) != 0)) { /* verify: the program is wrong */
-        fp_gprog_mismatch(gs, c, pg, r);
+        fp_gprog_mismatch(gs, c->L && c->L->stat ? c->L->stat->name : NULL, pg, r);
         *result = r;
         return FP_GRID_VERIFY;
     }

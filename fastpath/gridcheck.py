@@ -12,7 +12,7 @@
 # Triton would. Nothing here runs the program's code or any user code: the
 # objects it looks at are read through exact types and real dicts.
 #
-# analyze(fn) -> a reason (str) or (insns, outs, guards, slow_guards):
+# analyze(fn) -> a reason (str) or (insns, outs, guards, slow_guards, tuple):
 #   insns: one tuple per register, in order:
 #     (OP_CONST, int, 0)  (OP_CELL, closure index, 0)  (OP_META, name, 0)
 #     (OP_GLOBAL, dict, name): dict[name] read on every hit, an exact int
@@ -20,6 +20,8 @@
 #     (op, register a, register b) for the binary operators below,
 #     (OP_NEG | OP_INV, register, 0)
 #   outs: 1 to 3 registers, the grid's items
+#   tuple: True when the grid is a tuple, False a list (a caller that
+#     concatenates it with a tuple, as FlagGems' LibEntry.run does, raises on a list)
 #   guards (checked on every hit, any failure calls the grid):
 #     (G_IS, dict, name, obj): dict[name] is obj
 #     (G_ABSENT, dict, name, None): name not in dict
@@ -117,10 +119,11 @@ _LAUNCH_METADATA_NAMES = frozenset(("knobs", "runtime", "launch_enter_hook", "Co
 
 
 class _Items:
-    __slots__ = ("regs", )
+    __slots__ = ("regs", "tuple")
 
-    def __init__(self, regs):
+    def __init__(self, regs, is_tuple=True):
         self.regs = regs
+        self.tuple = is_tuple
 
 
 class _Prog:
@@ -414,7 +417,7 @@ def _run(prog, fn, code, env, meta_name, depth):
             items = [pop() for _ in range(arg)][::-1]
             if not all(isinstance(x, _Reg) for x in items):
                 raise Reject("a sequence of something other than ints")
-            stack.append(_Items(items))
+            stack.append(_Items(items, op == "BUILD_TUPLE"))
         elif op == "POP_TOP" and prog.params is not None and fn is prog.fn:
             if not isinstance(pop(), _Result):
                 raise Reject("a value computed and dropped")
@@ -436,7 +439,7 @@ def analyze(fn):
         r = _run(prog, fn, code, {}, code.co_varnames[0], 0)
         if not isinstance(r, _Items) or not 1 <= len(r.regs) <= 3:
             return "does not return 1 to 3 ints"
-        return (tuple(prog.insns), tuple(x.i for x in r.regs), tuple(prog.guards), tuple(prog.slow))
+        return (tuple(prog.insns), tuple(x.i for x in r.regs), tuple(prog.guards), tuple(prog.slow), r.tuple)
     except Reject as e:
         return str(e)
     except Exception as e:  # noqa: BLE001 (never let the analysis raise into a launch)

@@ -47,6 +47,7 @@ struct gp_prog {
     PyObject *globals; /* the grid function's globals (held) */
     uint32_t n, nhit, nepoch, nout;
     uint16_t out[3];
+    uint8_t tuple_out;       /* the grid function returns a tuple (not a list) */
     uint64_t meta_layout;    /* the layout the FP_G_META indexes are resolved for (0: none) */
     uint64_t epoch;          /* fpy.epoch when the epoch guards last held */
     struct gp_guard *guards; /* nhit checked on every hit, then nepoch checked when fpy.epoch moved */
@@ -282,6 +283,8 @@ static void analyze(struct fp_gslot *s, PyObject *fn)
         why = PY(PyUnicode_AsUTF8)(res);
     } else if (res) {
         p = build(res, PY(PyFunction_GetGlobals)(fn));
+        if (p)
+            p->tuple_out = item(res, 4) == fpy.o_true;
         why = "the analysis returned something unexpected";
     }
     PY(PyErr_Clear)();
@@ -420,18 +423,19 @@ static void resolve_meta(struct gp_prog *p, const struct fp_layout *L)
     p->meta_layout = L->id;
 }
 
-/* Evaluates p for a call of fn: c's bound arguments (a grid function's
- * meta), or args[0..nargs) (a launcher's positional arguments, c NULL). */
-static int run(struct gp_prog *p, const struct fp_call *c, PyObject *const *args, Py_ssize_t nargs, PyObject *fn,
-               unsigned g[3])
+/* Evaluates p for a call of fn: meta[name] the value of L's parameter of
+ * that name in vals (a grid function's meta, NULL: not in it), or
+ * args[0..nargs) (a launcher's positional arguments, L NULL). */
+static int run(struct gp_prog *p, const struct fp_layout *L, PyObject *const *vals, PyObject *const *args,
+               Py_ssize_t nargs, PyObject *fn, unsigned g[3])
 {
     if (PY(PyFunction_GetGlobals)(fn) != p->globals)
         return GP_CALL; /* the same code run in another module's globals */
     PyObject *closure = PY(PyFunction_GetClosure)(fn);
     if (!guards_hold(p, closure))
         return GP_STALE; /* a cell holding another module or function: analysed again too */
-    if (c && p->meta_layout != c->L->id)
-        resolve_meta(p, c->L);
+    if (L && p->meta_layout != L->id)
+        resolve_meta(p, L);
     Py_ssize_t ncl = closure && FP_TYPE(closure) == fpy.t_tuple ? PY(PyTuple_Size)(closure) : 0;
     int64_t R[GP_MAX_INSNS];
     for (uint32_t i = 0; i < p->n; i++) {
@@ -449,7 +453,7 @@ static int run(struct gp_prog *p, const struct fp_call *c, PyObject *const *args
                 return GP_CALL; /* an empty cell raises NameError: the grid will */
             break;
         case FP_G_META:
-            if (!c || x->meta < 0 || exact_int(c->vals[x->meta], &R[i]))
+            if (!L || x->meta < 0 || exact_int(vals[x->meta], &R[i]))
                 return GP_CALL; /* KeyError, or not an exact int */
             break;
         case FP_G_ARG:
@@ -478,7 +482,8 @@ static int run(struct gp_prog *p, const struct fp_call *c, PyObject *const *args
     return GP_OK;
 }
 
-int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslot **slot)
+int fp_gprog_eval_meta(const struct fp_layout *L, PyObject *const *vals, PyObject *fn, unsigned g[3], int *tuple,
+                       struct fp_gslot **slot)
 {
     *slot = NULL;
     if (fp_conf.grid == TRLAT_FP_GRID_CALL || loaded < 0 || !PY(PyFunction_GetCode))
@@ -487,18 +492,25 @@ int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslo
     struct fp_gslot *s = code ? slot_of(code, fn) : NULL;
     if (!s || s->busy || s->bad || !s->p)
         return -1;
-    int r = run(s->p, c, NULL, 0, fn, g);
+    int r = run(s->p, L, vals, NULL, 0, fn, g);
     if (r == GP_STALE && s->tries < GP_TRIES) { /* a global rebound, a function's code replaced: look again */
         analyze(s, fn);
-        r = s->p ? run(s->p, c, NULL, 0, fn, g) : GP_CALL;
+        r = s->p ? run(s->p, L, vals, NULL, 0, fn, g) : GP_CALL;
     }
     if (r != GP_OK)
         return -1;
+    if (tuple)
+        *tuple = s->p->tuple_out;
     *slot = s;
     return 0;
 }
 
-void fp_gprog_mismatch(struct fp_gslot *s, struct fp_call *c, const unsigned g[3], PyObject *result)
+int fp_gprog_eval(struct fp_call *c, PyObject *fn, unsigned g[3], struct fp_gslot **slot)
+{
+    return fp_gprog_eval_meta(c->L, c->vals, fn, g, NULL, slot);
+}
+
+void fp_gprog_mismatch(struct fp_gslot *s, const char *kernel, const unsigned g[3], PyObject *result)
 {
     if (s->bad)
         return;
@@ -516,7 +528,7 @@ void fp_gprog_mismatch(struct fp_gslot *s, struct fp_call *c, const unsigned g[3
     }
     trlat_log("fast path verify: %s: the grid computed from grid function %s is (%u, %u, %u) but the function %s; "
               "it is called from now on",
-              c->L && c->L->stat ? c->L->stat->name : "?", d, g[0], g[1], g[2], got);
+              kernel ? kernel : "?", d, g[0], g[1], g[2], got);
     PY(PyErr_Restore)(et, ev, etb);
 }
 
@@ -550,5 +562,5 @@ struct gp_prog *fp_gprog_launcher(PyObject *fn, PyObject **call, const char **wh
 
 int fp_gprog_run_args(struct gp_prog *p, PyObject *fn, PyObject *const *args, Py_ssize_t nargs, unsigned g[3])
 {
-    return run(p, NULL, args, nargs, fn, g) == GP_OK ? 0 : -1;
+    return run(p, NULL, NULL, args, nargs, fn, g) == GP_OK ? 0 : -1;
 }

@@ -8,13 +8,18 @@
  *     TensorDescriptor replaced by its tuple;
  *   - its key, self.key(...) (ints of specialized parameters by value,
  *     tensors by dtype and 16-byte alignment: data_ptr() and dtype read as
- *     key() reads them), looked up in self.kernel_cache[current_device()];
+ *     key() reads them), looked up in self.kernel_cache[current_device()]
+ *     (torch.cuda's read through its builtin, plan() says why), or the
+ *     entry one of its last keys found while that dict has not changed
+ *     (libentry_last.c);
  *   - not there: the original runs (its first-call path), nothing having
  *     run but those reads;
  *   - the launch arguments by signature from the call, the tuned and
  *     heuristic constexprs and the constexprs (one missing: the original
  *     runs, and raises as it does);
- *   - a callable grid called with the dict run() builds, grid + (1, 1),
+ *   - a callable grid called with the dict run() builds (a grid function
+ *     gridprog.c has a program for: evaluated from that dict's values
+ *     instead, when it returns a tuple), grid + (1, 1),
  *     each launch pre-hook of the entry (a config's pre_hook: FlagGems'
  *     host-TMA matmul sets its descriptors' block shapes in one) called
  *     with {**dict(zip(arg_names, args)), **kwargs, **its kwargs}, [0:3],
@@ -30,13 +35,17 @@
  * grid, argument objects) is checked against what the model computed.
  * Everything runs with the GIL held. */
 #include "fastpath/fp_py.h"
+#include "fastpath/phases.h"
 #include "interpose/log.h"
+#include "interpose/tstate.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-uint64_t fp_found_libentry; /* calls served, under TRLAT_FASTPATH_DEBUG */
+/* calls served, of them with a grid program's grid, and entries found as
+ * a last key's, under TRLAT_FASTPATH_DEBUG */
+uint64_t fp_found_libentry, fp_found_libentry_gprog, fp_found_libentry_last;
 
 /* The builtins run and key call by name (neither may be the module's own). */
 static const char *const bnames[] = {"RuntimeError", "callable", "dict",  "enumerate", "hasattr", "isinstance",
@@ -65,6 +74,22 @@ struct le {
     PyObject *specv[FP_MAX_ARGS], *dnsv[FP_MAX_ARGS]; /* the lists' items as learnt (held) */
     uint8_t kind[FP_MAX_ARGS];                        /* a positional argument: 0 spec, 1 dns, 2 constexpr */
     const char *bad;                                  /* why never served (NULL: served) */
+    /* the keywords of the last call (held: the same objects, the same
+     * strings) and the parameter each names (an index into them, -1 none) */
+    PyObject *kwseen[FP_MAX_KW];
+    unsigned nkwseen;
+    int8_t kwmap[FP_MAX_ARGS];
+    struct fp_le_last *last; /* the entries of its last keys (libentry_last.c) */
+    struct fp_le_phases ph;  /* TRLAT_FASTPATH_PHASES */
+};
+
+/* A call run(self, *pos, **kw) as vectorcall passes it, with the keyword
+ * that names each parameter (kw[j]: an index into kwn and kwv, -1 none). */
+struct lcall {
+    PyObject *const *pos, *const *kwv;
+    PyObject *kwn;
+    Py_ssize_t npos;
+    int8_t kw[FP_MAX_ARGS];
 };
 static struct fp_pmap instances; /* LibEntry -> struct le */
 
@@ -297,6 +322,7 @@ static struct le *find(PyObject *self)
         return NULL;
     }
     E->self = fp_hold(self);
+    E->ph.name = "?";
     PyObject *d = fp_dict_of(self);
     PyObject *jit = d ? fp_dget(d, cls.s_jit) : NULL;
     E->L = jit && FP_TYPE(jit) == (void *)fpy.jit_cls ? fp_layout_get(jit) : NULL;
@@ -309,6 +335,8 @@ static struct le *find(PyObject *self)
              hold_list(fp_dget(d, cls.s_dns), E->dnsv, &E->ndns, FP_MAX_ARGS))
         E->bad = "its parameter lists are not as its __init__ makes them";
     PY(PyErr_Clear)();
+    if (E->L && E->L->stat)
+        E->ph.name = E->L->stat->name;
     if (!E->bad) {
         E->jit = fp_hold(jit);
         E->sig = sig;
@@ -387,22 +415,35 @@ static PyObject *field_tuple(PyObject *v, PyObject *name, int as_tuple)
  * padding) for an object of a class named so, else v itself (new references). */
 static int is_td_type(void *t)
 {
-    /* the types of most arguments (tensors, ints, StridedBuffer) are few:
-     * the last ones found not named so are held and compared first */
-    static PyObject *plain[8];
+    /* the types of most arguments (tensors, ints, StridedBuffer, Triton's
+     * TensorDescriptor) are few: the last ones looked at are held (an
+     * address that cannot be another type's) with the answer. A class's
+     * __name__ can be assigned: each held one is watched, and the answers
+     * are dropped when a watched type or dict changed (none are kept
+     * without watchers) */
+    static PyObject *seen[8];
+    static uint8_t named[8];
     static unsigned next;
+    static uint64_t epoch;
+    if (!fpy.watchers || epoch != fpy.epoch) {
+        for (unsigned i = 0; i < 8; i++)
+            trlat_py_drop(seen[i]);
+        memset(seen, 0, sizeof seen);
+        epoch = fpy.epoch;
+    }
     for (unsigned i = 0; i < 8; i++)
-        if (plain[i] == t)
-            return 0;
+        if (seen[i] == t)
+            return named[i];
     PyObject *n = fp_getattr((PyObject *)t, fpy.s___name__);
     int td = n && FP_TYPE(n) == fpy.t_str && PY(PyUnicode_Compare)(n, cls.s_td) == 0;
     trlat_py_drop(n);
     PY(PyErr_Clear)();
-    if (!td) {
-        unsigned i = next++ % 8;
-        trlat_py_drop(plain[i]);
-        plain[i] = fp_hold((PyObject *)t); /* held: its address cannot be another type's */
-    }
+    unsigned i = next++ % 8;
+    trlat_py_drop(seen[i]);
+    seen[i] = fp_hold((PyObject *)t);
+    named[i] = (uint8_t)td;
+    if (fpy.watchers)
+        fp_watch_type((PyObject *)t);
     return td;
 }
 
@@ -429,20 +470,23 @@ static PyObject *hashable(PyObject *v)
     return t;
 }
 
-/* key()'s spec_arg: (arg.dtype, arg.data_ptr() % divisibility == 0) or (type(arg), arg). */
-static PyObject *spec_key(PyObject *v, long div)
+/* key()'s spec_arg: (arg.dtype, arg.data_ptr() % divisibility == 0) or
+ * (type(arg), arg), as a part (new references); -1 when not modelled. */
+static int spec_part(PyObject *v, long div, struct fp_le_part *out)
 {
     int h = has(v, cls.s_data_ptr, NULL);
     if (h < 0)
-        return NULL;
+        return -1;
     if (!h) {
         PY(Py_IncRef)((PyObject *)FP_TYPE(v));
         PY(Py_IncRef)(v);
-        return pair((PyObject *)FP_TYPE(v), v);
+        out->a = (PyObject *)FP_TYPE(v);
+        out->b = v;
+        return 0;
     }
     PyObject *dt = PY(PyObject_GetAttr)(v, cls.s_dtype);
     if (!dt)
-        return NULL;
+        return -1;
     PyObject *a[1] = {v};
     PyObject *p = PY(PyObject_VectorcallMethod)(cls.s_data_ptr, a, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     uint64_t bits;
@@ -450,14 +494,15 @@ static PyObject *spec_key(PyObject *v, long div)
     if (!p || FP_TYPE(p) != fpy.t_long || fp_read_int(p, &bits, &u) || div <= 0) {
         trlat_py_drop(p);
         PY(Py_DecRef)(dt);
-        return NULL; /* not an int this models: the original runs */
+        return -1; /* not an int this models: the original runs */
     }
     PY(Py_DecRef)(p);
     /* Python's % has the sign of the divisor; a zero remainder is the same either way */
     int zero = u ? bits % (uint64_t)div == 0 : (int64_t)bits % div == 0;
-    PyObject *b = zero ? fpy.o_true : fpy.o_false;
-    PY(Py_IncRef)(b);
-    return pair(dt, b);
+    out->a = dt;
+    out->b = zero ? fpy.o_true : fpy.o_false;
+    PY(Py_IncRef)(out->b);
+    return 0;
 }
 
 /* key()'s dns_arg: arg.dtype, type(arg), or "i32" / "u64" / "i64". */
@@ -522,25 +567,51 @@ static void verify_done(PyObject *result)
     fp_count_stat(E->L->stat, FP_FALLBACK, FP_R_VERIFY);
 }
 
-/* The call's value of parameter j: positional, keyword or default (NULL: none). */
-static PyObject *value_of(struct le *E, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv, PyObject *kwn,
-                          unsigned j)
+/* c->kw for the call's keywords: the last call's map when its keyword
+ * names are the very same string objects (most calls: a call site's names
+ * are its code's constants), else found by comparing; -1 when there are
+ * too many. */
+static int bind_keywords(struct le *E, struct lcall *c)
 {
-    if ((Py_ssize_t)j < npos)
-        return pos[j];
-    Py_ssize_t nk = kwn ? trlat_py_size(kwn) : 0;
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        PyObject *k = PY(PyTuple_GetItem)(kwn, i);
-        if (k == E->L->p[j].name || PY(PyUnicode_Compare)(k, E->L->p[j].name) == 0)
-            return kwv[i];
+    const struct fp_layout *L = E->L;
+    Py_ssize_t nk = trlat_py_size(c->kwn);
+    if (nk < 0 || nk > FP_MAX_KW)
+        return -1;
+    int same = (Py_ssize_t)E->nkwseen == nk && E->nkwseen;
+    for (Py_ssize_t i = 0; same && i < nk; i++)
+        same = PY(PyTuple_GetItem)(c->kwn, i) == E->kwseen[i];
+    if (!same) {
+        for (unsigned i = 0; i < E->nkwseen; i++)
+            PY(Py_DecRef)(E->kwseen[i]);
+        for (unsigned j = 0; j < L->n; j++) {
+            E->kwmap[j] = -1;
+            for (Py_ssize_t i = 0; i < nk && E->kwmap[j] < 0; i++) {
+                PyObject *k = PY(PyTuple_GetItem)(c->kwn, i);
+                if (k == L->p[j].name || PY(PyUnicode_Compare)(k, L->p[j].name) == 0)
+                    E->kwmap[j] = (int8_t)i;
+            }
+        }
+        PY(PyErr_Clear)();
+        for (Py_ssize_t i = 0; i < nk; i++)
+            E->kwseen[i] = fp_hold(PY(PyTuple_GetItem)(c->kwn, i));
+        E->nkwseen = (unsigned)nk;
     }
-    PY(PyErr_Clear)();
-    return E->L->p[j].dflt;
+    memcpy(c->kw, E->kwmap, L->n * sizeof c->kw[0]);
+    return 0;
 }
 
-static PyObject *meta_dict(PyObject *d, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv, PyObject *kwn,
-                           PyObject *constexprs)
+/* The call's value of parameter j: positional, keyword or default (NULL: none). */
+static PyObject *value_of(const struct le *E, const struct lcall *c, unsigned j)
 {
+    if ((Py_ssize_t)j < c->npos)
+        return c->pos[j];
+    return c->kw[j] >= 0 ? c->kwv[c->kw[j]] : E->L->p[j].dflt;
+}
+
+static PyObject *meta_dict(PyObject *d, const struct lcall *c, PyObject *constexprs)
+{
+    PyObject *const *pos = c->pos, *const *kwv = c->kwv, *kwn = c->kwn;
+    Py_ssize_t npos = c->npos;
     PyObject *names = fp_dget(d, cls.s_arg_names), *m = PY(PyDict_New)();
     if (!m || !names || FP_TYPE(names) != fpy.t_list) {
         trlat_py_drop(m);
@@ -576,13 +647,12 @@ struct plan {
 /* all_args as run() builds them, by signature: the call's value, else the
  * tuned, heuristic and other constexprs'. FP_MAX_ARGS, or the parameter
  * that has none. */
-static unsigned launch_args(struct le *E, struct plan *P, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
-                            PyObject *kwn)
+static unsigned launch_args(const struct le *E, struct plan *P, const struct lcall *c)
 {
     const struct fp_layout *L = E->L;
     P->n = L->n;
     for (unsigned j = 0; j < L->n; j++) {
-        PyObject *name = L->p[j].name, *v = value_of(E, pos, npos, kwv, kwn, j);
+        PyObject *name = L->p[j].name, *v = value_of(E, c, j);
         if (!v)
             v = PY(PyDict_GetItemWithError)(P->tune, name);
         if (!v)
@@ -598,13 +668,24 @@ static unsigned launch_args(struct le *E, struct plan *P, PyObject *const *pos, 
     return FP_MAX_ARGS;
 }
 
-static PyObject *entry_key(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
-                           PyObject *kwn)
+static void parts_drop(struct fp_le_part *p, unsigned n)
 {
+    for (unsigned i = 0; i < n; i++) {
+        PY(Py_DecRef)(p[i].a);
+        trlat_py_drop(p[i].b);
+    }
+}
+
+/* key()'s items for the call, in its order (specialized, not, constexprs):
+ * new references in out[0..*n); -1 when it is not the hit path modelled. */
+static int entry_parts(const struct le *E, PyObject *d, const struct lcall *c, struct fp_le_part *out, unsigned *n)
+{
+    PyObject *const *pos = c->pos;
+    Py_ssize_t npos = c->npos;
     const struct fp_layout *L = E->L;
     PyObject *divo = fp_dget(d, cls.s_div);
     long div = divo && FP_TYPE(divo) == fpy.t_long ? PY(PyLong_AsLong)(divo) : -1;
-    PyObject *parts[3][FP_MAX_ARGS];
+    struct fp_le_part parts[3][FP_MAX_ARGS];
     unsigned np[3] = {0, 0, 0};
     int ok = div > 0;
     for (unsigned j = 0; ok && j < L->n; j++) {
@@ -613,7 +694,7 @@ static PyObject *entry_key(struct le *E, PyObject *d, PyObject *const *pos, Py_s
         if ((Py_ssize_t)j < npos) {
             kind = E->kind[j];
         } else {
-            PyObject *val = value_of(E, pos, npos, kwv, kwn, j);
+            PyObject *val = value_of(E, c, j);
             if (!val)
                 continue; /* no default: not in the key */
             PY(Py_IncRef)(val);
@@ -624,45 +705,89 @@ static PyObject *entry_key(struct le *E, PyObject *d, PyObject *const *pos, Py_s
             ok = 0;
             break;
         }
-        PyObject *k = kind == K_SPEC ? spec_key(v, div) : kind == K_DNS ? dns_key(v) : fp_hold(v);
-        PY(Py_DecRef)(v);
-        if (!k)
-            ok = 0;
+        struct fp_le_part *k = &parts[kind][np[kind]];
+        k->b = NULL;
+        if (kind == K_SPEC)
+            ok = spec_part(v, div, k) == 0;
         else
-            parts[kind][np[kind]++] = k;
+            ok = (k->a = kind == K_DNS ? dns_key(v) : fp_hold(v)) != NULL;
+        PY(Py_DecRef)(v);
+        np[kind] += ok;
     }
-    PyObject *key = ok ? PY(PyTuple_New)(np[0] + np[1] + np[2]) : NULL;
-    Py_ssize_t at = 0;
+    *n = 0;
     for (int p = 0; p < 3; p++)
-        for (unsigned i = 0; i < np[p]; i++) {
-            if (key)
-                PY(PyTuple_SetItem)(key, at++, parts[p][i]);
-            else
-                PY(Py_DecRef)(parts[p][i]);
+        for (unsigned i = 0; i < np[p]; i++)
+            out[(*n)++] = parts[p][i];
+    if (!ok) {
+        parts_drop(out, *n);
+        return -1;
+    }
+    return 0;
+}
+
+/* tuple(parts): the key run() looks up (new reference). */
+static PyObject *key_tuple(const struct fp_le_part *p, unsigned n)
+{
+    PyObject *key = PY(PyTuple_New)(n);
+    for (unsigned i = 0; key && i < n; i++) {
+        PyObject *item = p[i].a;
+        PY(Py_IncRef)(p[i].a);
+        if (p[i].b) {
+            PY(Py_IncRef)(p[i].b);
+            item = pair(p[i].a, p[i].b);
         }
+        if (!item) {
+            PY(Py_DecRef)(key);
+            return NULL;
+        }
+        PY(PyTuple_SetItem)(key, i, item);
+    }
     return key;
 }
 
-static int plan(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv, PyObject *kwn,
-                struct plan *P)
+static int plan(struct le *E, PyObject *d, const struct lcall *c, struct plan *P)
 {
     const struct fp_layout *L = E->L;
     PyObject *caches = fp_dget(d, cls.s_kernel_cache);
-    if (!caches || FP_TYPE(caches) != fpy.t_tuple || npos > (Py_ssize_t)L->n)
+    if (!caches || FP_TYPE(caches) != fpy.t_tuple || c->npos > (Py_ssize_t)L->n)
         return 0;
-    PyObject *key = entry_key(E, d, pos, npos, kwv, kwn);
-    if (!key)
+    struct fp_le_part parts[FP_MAX_ARGS];
+    unsigned np;
+    if (entry_parts(E, d, c, parts, &np))
         return 0;
-    /* torch_device_fn.current_device(), as run() calls it */
+    fp_le_phase(FP_LE_KEY);
+    /* torch_device_fn.current_device(), as run() calls it. torch.cuda's is
+     * `_lazy_init(); return torch._C._cuda_getDevice()`, and _lazy_init
+     * does nothing once CUDA is initialized: run() called it before it
+     * stored the entry this call may find (the fast path stands aside in
+     * a forked child, where it would raise), so the builtin answers the same */
     PyObject *cd = PY(PyObject_GetAttr)(cls.devfn, cls.s_current_device);
-    PyObject *dev = cd ? PY(PyObject_Vectorcall)(cd, NULL, 0, NULL) : NULL;
+    PyObject *df = cd && cd == fpy.torch_current_device && fpy.torch_get_device ? fpy.torch_get_device : cd;
+    PyObject *dev = df ? PY(PyObject_Vectorcall)(df, NULL, 0, NULL) : NULL;
     trlat_py_drop(cd);
     long di = dev && FP_TYPE(dev) == fpy.t_long ? PY(PyLong_AsLong)(dev) : -1;
     trlat_py_drop(dev);
     PyObject *cache = di >= 0 && di < trlat_py_size(caches) ? PY(PyTuple_GetItem)(caches, di) : NULL;
-    P->entry = cache && FP_TYPE(cache) == fpy.t_dict ? PY(PyDict_GetItemWithError)(cache, key) : NULL;
-    PY(Py_DecRef)(key);
-    PY(PyErr_Clear)();
+    if (!cache || FP_TYPE(cache) != fpy.t_dict) {
+        PY(PyErr_Clear)();
+        parts_drop(parts, np);
+        return 0;
+    }
+    /* one of the last keys, the dict unchanged: its entry without the tuple or the lookup */
+    struct fp_le_sig sig;
+    int memo = fp_le_sig_make(&sig, parts, np) == 0;
+    P->entry = memo ? fp_le_last_find(E->last, &sig, cache) : NULL;
+    if (P->entry && fp_conf.debug)
+        fp_found_libentry_last++;
+    if (!P->entry) {
+        PyObject *key = key_tuple(parts, np);
+        P->entry = key ? PY(PyDict_GetItemWithError)(cache, key) : NULL;
+        trlat_py_drop(key);
+        PY(PyErr_Clear)();
+        if (P->entry && memo)
+            fp_le_last_store(&E->last, &sig, cache, P->entry);
+    }
+    parts_drop(parts, np);
     PyObject *e = P->entry;
     if (!e || FP_TYPE(e) != fpy.t_tuple || trlat_py_size(e) != 5)
         return 0; /* not cached: run()'s first-call path */
@@ -682,16 +807,77 @@ static int plan(struct le *E, PyObject *d, PyObject *const *pos, Py_ssize_t npos
     P->heur = heur;
     P->hooks = hooks;
     /* run() raises RuntimeError after the grid and hooks: it runs */
-    return launch_args(E, P, pos, npos, kwv, kwn) == FP_MAX_ARGS;
+    return launch_args(E, P, c) == FP_MAX_ARGS;
 }
 
-/* grid(meta) if callable, + (1, 1): run()'s grid before its pre-hooks (new reference). */
-static PyObject *grid_plus(PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
-                           PyObject *kwn, PyObject *constexprs)
+/* meta[name] for each parameter of the function, of the dict run() gives a
+ * grid function, {**dict(zip(self.arg_names, args)), **kwargs,
+ * **constexprs}: the constexpr's, else the keyword's, else the positional
+ * argument's (NULL: not in it); 0 when self.arg_names are not those names. */
+static int meta_vals(const struct le *E, PyObject *d, const struct lcall *c, PyObject *constexprs, PyObject **vals)
+{
+    const struct fp_layout *L = E->L;
+    PyObject *names = fp_dget(d, cls.s_arg_names);
+    if (!names || FP_TYPE(names) != fpy.t_list || trlat_py_size(names) != (Py_ssize_t)L->n)
+        return 0;
+    for (unsigned j = 0; j < L->n; j++) {
+        PyObject *n = PY(PyList_GetItem)(names, (Py_ssize_t)j);
+        if (n != L->p[j].name && (!n || FP_TYPE(n) != fpy.t_str || PY(PyUnicode_Compare)(n, L->p[j].name) != 0)) {
+            PY(PyErr_Clear)();
+            return 0;
+        }
+        PyObject *v = PY(PyDict_GetItemWithError)(constexprs, L->p[j].name);
+        if (!v && PY(PyErr_Occurred)()) {
+            PY(PyErr_Clear)();
+            return 0;
+        }
+        if (!v && c->kw[j] >= 0)
+            v = c->kwv[c->kw[j]];
+        if (!v && (Py_ssize_t)j < c->npos)
+            v = c->pos[j];
+        vals[j] = v;
+    }
+    return 1;
+}
+
+/* The grid a grid function's program computes for this call, without
+ * calling it (gridprog.c): (g0, g1, g2) as grid(meta) + (1, 1) cut to
+ * [0:3] is (a tuple's items, then 1s); NULL, no error, when it cannot say. */
+static PyObject *grid_program(const struct le *E, PyObject *d, PyObject *grid, const struct lcall *c,
+                              PyObject *constexprs, unsigned g[3])
+{
+    PyObject *vals[FP_MAX_ARGS];
+    struct fp_gslot *gs;
+    int tuple = 0;
+    if (FP_TYPE(grid) != fpy.t_function || !meta_vals(E, d, c, constexprs, vals) ||
+        fp_gprog_eval_meta(E->L, vals, grid, g, &tuple, &gs) || !tuple)
+        return NULL; /* a list: grid + (1, 1) raises, as it will */
+    PyObject *t = PY(PyTuple_New)(3);
+    for (int i = 0; t && i < 3; i++) {
+        PyObject *v = PY(PyLong_FromLong)((long)g[i]);
+        if (!v) {
+            PY(Py_DecRef)(t);
+            PY(PyErr_Clear)();
+            return NULL;
+        }
+        PY(PyTuple_SetItem)(t, i, v);
+    }
+    return t;
+}
+
+/* grid(meta) if callable, + (1, 1): run()'s grid before its pre-hooks
+ * (new reference); a grid function's program's grid already cut to [0:3]. */
+static PyObject *grid_plus(const struct le *E, PyObject *d, PyObject *grid, const struct lcall *c, PyObject *constexprs)
 {
     PyObject *g;
     if (PY(PyCallable_Check)(grid)) {
-        PyObject *m = meta_dict(d, pos, npos, kwv, kwn, constexprs);
+        unsigned pg[3];
+        if ((g = grid_program(E, d, grid, c, constexprs, pg))) {
+            if (fp_conf.debug)
+                fp_found_libentry_gprog++;
+            return g;
+        }
+        PyObject *m = meta_dict(d, c, constexprs);
         if (!m)
             return NULL;
         g = PY(PyObject_Vectorcall)(grid, &m, 1, NULL);
@@ -712,20 +898,13 @@ static PyObject *grid_cut(PyObject *g2)
     return g3;
 }
 
-static PyObject *grid_of(PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
-                         PyObject *kwn, PyObject *constexprs)
-{
-    return grid_cut(grid_plus(d, grid, pos, npos, kwv, kwn, constexprs));
-}
-
 /* Each launch pre-hook called as run() calls it; -1 when one raised. */
-static int pre_hooks(PyObject *d, PyObject *hooks, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
-                     PyObject *kwn)
+static int pre_hooks(PyObject *d, PyObject *hooks, const struct lcall *c)
 {
     Py_ssize_t n = trlat_py_size(hooks);
     if (n <= 0)
         return 0;
-    PyObject *nargs = meta_dict(d, pos, npos, kwv, kwn, NULL);
+    PyObject *nargs = meta_dict(d, c, NULL);
     int rc = nargs ? 0 : -1;
     for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
         PyObject *h = PY(PyTuple_GetItem)(hooks, i), *m = PY(PyDict_Copy)(nargs);
@@ -742,18 +921,20 @@ static int pre_hooks(PyObject *d, PyObject *hooks, PyObject *const *pos, Py_ssiz
 
 /* Verify mode: the original runs, its launch compared with the model's. */
 static PyObject *verify(PyObject *orig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, struct le *E,
-                        PyObject *d, PyObject *grid, struct plan *P0)
+                        PyObject *d, PyObject *grid, const struct lcall *c, struct plan *P0)
 {
     struct plan P = *P0;
-    PyObject *const *pos = args + 1, *const *kwv = args + nargs;
-    Py_ssize_t npos = nargs - 1;
     /* the model's launch, then the original's, compared at its launcher
      * (a LibEntry call inside another's, from its grid function: the
      * outer one's is checked, the inner one's blocks at the launcher) */
     if (expect.launcher)
         return NULL;
     PyObject *launcher = fp_getattr(P.kernel, cls.s__run);
-    PyObject *g3 = !PY(PyCallable_Check)(grid) ? grid_of(d, grid, pos, npos, kwv, kwnames, P.constexprs) : NULL;
+    /* the grid, where known without calling anything: a grid function's
+     * program's is checked too */
+    unsigned pg[3];
+    PyObject *g3 = PY(PyCallable_Check)(grid) ? grid_program(E, d, grid, c, P.constexprs, pg)
+                                              : grid_cut(grid_plus(E, d, grid, c, P.constexprs));
     PY(PyErr_Clear)();
     expect.launcher = launcher;
     expect.E = E;
@@ -773,19 +954,19 @@ static PyObject *verify(PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
 }
 
 /* The hit path from the grid on, as run() takes it. */
-static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, PyObject *const *pos, Py_ssize_t npos,
-                       PyObject *const *kwv, PyObject *kwnames, struct plan *P0)
+static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, const struct lcall *c, struct plan *P0)
 {
     struct plan P = *P0;
     /* from the grid function's call on, run() runs to the end: so does this.
      * The arguments are looked up again after it, as run() looks them up
      * (a grid function may change the dicts it was given) */
-    PyObject *g2 = grid_plus(d, grid, pos, npos, kwv, kwnames, P.constexprs);
-    if (g2 && pre_hooks(d, P.hooks, pos, npos, kwv, kwnames) < 0) {
+    PyObject *g2 = grid_plus(E, d, grid, c, P.constexprs);
+    fp_le_phase(FP_LE_GRID);
+    if (g2 && pre_hooks(d, P.hooks, c) < 0) {
         PY(Py_DecRef)(g2);
         return NULL; /* raised as run() raises */
     }
-    unsigned missing = g2 ? launch_args(E, &P, pos, npos, kwv, kwnames) : FP_MAX_ARGS;
+    unsigned missing = g2 ? launch_args(E, &P, c) : FP_MAX_ARGS;
     if (missing != FP_MAX_ARGS) {
         const char *nm = PY(PyUnicode_AsUTF8)(E->L->p[missing].name);
         char msg[320];
@@ -795,14 +976,20 @@ static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, PyObject *cons
         PY(Py_DecRef)(g2);
         return NULL;
     }
+    fp_le_phase(FP_LE_HOOKS);
     PyObject *g3 = grid_cut(g2);
     PyObject *k = g3 ? PY(PyObject_GetItem)(P.kernel, g3) : NULL;
     trlat_py_drop(g3);
+    fp_le_phase(FP_LE_GETITEM);
     PyObject *res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
     trlat_py_drop(k);
     if (!res)
         return NULL; /* raised as run() raises */
     PY(Py_DecRef)(res);
+    if (__builtin_expect(fp_phases_on, 0)) {
+        fp_le_phase(FP_LE_LAUNCH);
+        fp_le_phases_commit(&E->ph);
+    }
     if (E->L->stat)
         E->L->stat->library_hits++;
     if (fp_conf.debug)
@@ -816,6 +1003,12 @@ PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
 {
     if (!fp_conf.libentry || nargs < 1 || !kwnames || !fp_ready() || !fp_memo.cap || fp_capturing())
         return NULL;
+    if (__builtin_expect(fp_phases_on, 0)) {
+        const struct trlat_tstate *ts = trlat_tls;
+        memset(fp_le_t, 0, sizeof fp_le_t);
+        fp_le_t[FP_LE_ENTRY] = ts && ts->py_t0 > TRLAT_PY_UNTIMED ? ts->py_t0 : 0;
+        fp_le_phase(FP_LE_RUN);
+    }
     PyObject *self = args[0];
     if (!learn_class(FP_TYPE(self), orig) || !globals_current())
         return NULL;
@@ -823,22 +1016,22 @@ PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
     PyObject *d = E && !E->bad ? instance_current(E) : NULL;
     if (!d)
         return NULL;
-    PyObject *const *pos = args + 1, *const *kwv = args + nargs;
-    Py_ssize_t npos = nargs - 1;
+    struct lcall c = {.pos = args + 1, .kwv = args + nargs, .kwn = kwnames, .npos = nargs - 1};
     PyObject *grid = NULL;
     for (Py_ssize_t i = 0, nk = trlat_py_size(kwnames); i < nk && !grid; i++)
         if (PY(PyTuple_GetItem)(kwnames, i) == cls.s_grid ||
             !PY(PyUnicode_CompareWithASCIIString)(PY(PyTuple_GetItem)(kwnames, i), "grid"))
-            grid = kwv[i];
+            grid = c.kwv[i];
     struct plan P;
-    if (!grid || !plan(E, d, pos, npos, kwv, kwnames, &P)) {
+    fp_le_phase(FP_LE_GUARDS);
+    if (!grid || bind_keywords(E, &c) || !plan(E, d, &c, &P)) {
         PY(PyErr_Clear)();
         return NULL;
     }
+    fp_le_phase(FP_LE_LOOKUP);
     /* held as run()'s locals hold its parts: a grid function may clear the cache */
     PY(Py_IncRef)(P.entry);
-    PyObject *r = fp_conf.verify ? verify(orig, args, nargs, kwnames, E, d, grid, &P)
-                                 : serve(E, d, grid, pos, npos, kwv, kwnames, &P);
+    PyObject *r = fp_conf.verify ? verify(orig, args, nargs, kwnames, E, d, grid, &c, &P) : serve(E, d, grid, &c, &P);
     PY(Py_DecRef)(P.entry);
     return r;
 }

@@ -1020,6 +1020,16 @@ def libentry():
         if rep == 0:
             print("returns", type(r).__name__, type(r[0]).__name__, sorted(r[1].items()))
         add[lambda meta: (cdiv(meta["n"], meta["BLOCK"]), meta["BLOCK"] // 16)](x, y, out, 100, BLOCK=32)
+        # a cached entry's call with a keyword that repeats a positional
+        # argument: meta has the keyword's value (as a grid program reads it)
+        g8 = lambda meta: (meta["n"] // 8, )  # noqa: E731
+        add[g8](x, y, out, 100 + rep % 2, BLOCK=32)
+        add[g8](x, y, out, 100 + rep % 2, BLOCK=32, n=9)
+        for bad in (lambda meta: [meta["n"] // 8], lambda meta: (meta["nope"], )):
+            try:  # a list: run() raises at grid + (1, 1); a key meta lacks raises in the grid
+                add[bad](x, y, out, 100, BLOCK=32)
+            except (TypeError, KeyError) as e:
+                print("grid function:", type(e).__name__, e) if rep < 2 else None
         add[(2, )](x, y, out, n=77, BLOCK=16)  # a trailing parameter by keyword
         try:
             add[[3]](x, y, out, 50, BLOCK=16)  # a list grid: cached, run() raises at grid + (1, 1)

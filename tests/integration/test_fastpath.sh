@@ -217,16 +217,27 @@ PY
     run lever verify libentry 6 TRLAT_FASTPATH_DEBUG=1
     run lepat 1 libentry 6 TRLAT_FASTPATH_DEBUG=1 FAKE_LIBENTRY_PATCHED=1
     run leno 1 libentry 6 TRLAT_FASTPATH_DEBUG=1 TRLAT_FASTPATH_LIBENTRY=0
+    run leskew verify libentry 6 TRLAT_FASTPATH_GRID=skew
     same "py$v LibEntry served in C" leoff leon
     same "py$v LibEntry, verify" leoff lever
     same "py$v LibEntry not the reference" leoff lepat
-    expect "py$v LibEntry: calls served in C; verify mismatches" \
-        "$(grep -o '[0-9]* calls of FlagGems. LibEntry.run were served in C' "$WORK/leon.err"):$(reason lever verify_mismatch)" \
-        "45 calls of FlagGems' LibEntry.run were served in C:0"
+    expect "py$v LibEntry: calls served in C, with a grid function's program; verify mismatches" \
+        "$(grep -o '[0-9]* calls of FlagGems. LibEntry.run were served in C ([0-9]* with' "$WORK/leon.err"):$(reason lever verify_mismatch)" \
+        "55 calls of FlagGems' LibEntry.run were served in C (14 with:0"
     expect "py$v LibEntry: the report counts them per kernel (library_hits)" \
-        "$(fpk leon 'sum(k["fastpath"].get("library_hits", 0) for k in r["kernels"] if k["fastpath"])'):$(fpk leno 'sum(k["fastpath"]["library_hits"] for k in r["kernels"] if k["fastpath"])')" "45:0"
+        "$(fpk leon 'sum(k["fastpath"].get("library_hits", 0) for k in r["kernels"] if k["fastpath"])'):$(fpk leno 'sum(k["fastpath"]["library_hits"] for k in r["kernels"] if k["fastpath"])')" "55:0"
     expect "py$v LibEntry: trlat report says how many run() calls ran in C" \
-        "$("$B/trlat" report "$WORK/leon.json" 2>&1 | grep -c 'the fast path ran 45 of these run() calls in C')" "1"
+        "$("$B/trlat" report "$WORK/leon.json" 2>&1 | grep -c 'the fast path ran 55 of these run() calls in C')" "1"
+    # the entries of a LibEntry's last keys taken again while its cache's
+    # version says it did not change: the output is the same with the cache
+    # cleared and entries replaced in between
+    expect "py$v LibEntry: entries found as one of the last keys" \
+        "$(grep -o '[0-9]* entries found as one of the last keys' "$WORK/leon.err")" "33 entries found as one of the last keys"
+    # a grid function's program made wrong (tests only): verify finds it
+    # against the original's launch, and the output stays the same
+    same "py$v LibEntry, verify of a wrong grid program" leoff leskew
+    expect "py$v LibEntry, verify of a wrong grid program: found, that LibEntry no longer served" \
+        "$(grep -c 'LibEntry.run of add_kernel launched other than the model computed' "$WORK/leskew.err"):$(( $(reason leskew verify_mismatch) > 0 ))" "1:1"
     same "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0" leoff leno
     expect "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0: not served in C" "$(grep -c 'LibEntry' "$WORK/leno.err")" "0"
     expect "py$v LibEntry not the reference: none served, said why" \
