@@ -133,7 +133,7 @@ for w in WORKLOADS:
                           f"{soff:.1f} us without, {son:.1f} us with: removed {sshare:.1f}%; the step fell by "
                           f"{(off - on) / (soff - son) if soff > son else float('nan'):.2f}x that")
                 # where it goes, per kernel (real_models.py's AB_KERNEL lines)
-                for k in re.findall(r"^AB_KERNEL (.*)$", o, re.M)[:6]:
+                for k in re.findall(r"^AB_KERNEL (.*)$", o, re.M)[:10]:
                     print(f"TABLE real_models {w} round {r} A/B kernel (us a step): {k}")
             m = re.search(r"STEP_US ([0-9.]+)", o)
             steps.setdefault(mode, []).append(float(m.group(1)) if m else float("nan"))

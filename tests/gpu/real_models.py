@@ -40,7 +40,7 @@ AB_HOST = os.environ.get("REAL_AB_HOST", "1") == "1" and not PROF_AB  # a paused
 ab_times = {1: [], 0: []}
 ab_host = {1: [0.0, 0, 0.0], 0: [0.0, 0, 0.0]}  # arm: [Triton-side ns, steps, of it the library's ns]
 ab_prev = [0.0, 0.0]
-ab_kern = {1: {}, 0: {}}  # arm: {kernel: [Triton-side ns, library ns, launches, misses]}
+ab_kern = {1: {}, 0: {}}  # arm: {kernel: [Triton-side ns, library ns, launches, misses, of it calls under 1 ms]}
 # the Triton-side host time of calls under STEADY_NS (py->driver from its
 # histogram, bucket midpoints; plus return): without the first calls'
 # compiles and a library's tuning, which a new length in a decode brings
@@ -70,19 +70,17 @@ def triton_side_ns():
     ks = [k for k in rep["kernels"] if not native(k["name"] or "")]
     per = {}
     for k in ks:
-        v = per.setdefault(k["name"], [0, 0, 0, 0])
+        v = per.setdefault(k["name"], [0, 0, 0, 0, 0])
         v[0] += sum((k.get(f) or {}).get("sum", 0) for f in ("py_to_driver_ns", "py_return_ns"))
         v[1] += (k.get("py_library_ns") or {}).get("sum", 0)
         v[2] += k["launches"]
         v[3] += (k.get("fastpath") or {}).get("misses", 0)
-    steady = 0.0
-    for k in ks:
         for b, n in (k.get("py_to_driver_ns") or {}).get("hist") or []:
             mid = hist_mid(b)
             if mid < STEADY_NS:
-                steady += mid * n
-        steady += (k.get("py_return_ns") or {}).get("sum", 0)
-    return sum(v[0] for v in per.values()), sum(v[1] for v in per.values()), per, steady
+                v[4] += mid * n
+        v[4] += (k.get("py_return_ns") or {}).get("sum", 0)
+    return sum(v[0] for v in per.values()), sum(v[1] for v in per.values()), per, sum(v[4] for v in per.values())
 
 
 def ab_step(i):
@@ -107,9 +105,9 @@ def ab_done(arm, n=1):
             ab_host[arm[0]][1] += n
             ab_prev[:] = side[:2]
             for name, v in side[2].items():
-                was = ab_kprev.get(name, [0, 0, 0, 0])
-                acc = ab_kern[arm[0]].setdefault(name, [0, 0, 0, 0])
-                for i in range(4):
+                was = ab_kprev.get(name, [0, 0, 0, 0, 0])
+                acc = ab_kern[arm[0]].setdefault(name, [0, 0, 0, 0, 0])
+                for i in range(5):
                     acc[i] += v[i] - was[i]
             ab_kprev.clear()
             ab_kprev.update(side[2])
@@ -137,15 +135,17 @@ def ab_print():
             print("AB_LIB_US on %.2f off %.2f" % (ab_host[1][2] / ab_host[1][1] / 1e3, ab_host[0][2] / ab_host[0][1] / 1e3))
             print("AB_STEADY_US on %.2f off %.2f" % (ab_steady[1] / ab_host[1][1] / 1e3, ab_steady[0] / ab_host[0][1] / 1e3))
             # per kernel, the largest Triton-side shares without the fast
-            # path: us a step with and without it, of it the library's, and
-            # the calls and misses a step with it
-            top = sorted(ab_kern[0], key=lambda n: -ab_kern[0][n][0])[:8]
+            # path: us a step with and without it, of it the library's, the
+            # calls and misses a step with it, and the calls under 1 ms
+            # with and without it
+            top = sorted(ab_kern[0], key=lambda n: -ab_kern[0][n][0])[:10]
             for n in top:
-                on, off = ab_kern[1].get(n, [0, 0, 0, 0]), ab_kern[0][n]
+                on, off = ab_kern[1].get(n, [0, 0, 0, 0, 0]), ab_kern[0][n]
                 ps = lambda x, arm: x / ab_host[arm][1]  # noqa: E731
-                print("AB_KERNEL %s on %.1f off %.1f lib_on %.1f lib_off %.1f calls %.1f misses %.2f" %
+                print("AB_KERNEL %s on %.1f off %.1f lib_on %.1f lib_off %.1f calls %.1f misses %.2f "
+                      "under_1ms_on %.1f under_1ms_off %.1f" %
                       (n, ps(on[0], 1) / 1e3, ps(off[0], 0) / 1e3, ps(on[1], 1) / 1e3, ps(off[1], 0) / 1e3,
-                       ps(on[2], 1), ps(on[3], 1)))
+                       ps(on[2], 1), ps(on[3], 1), ps(on[4], 1) / 1e3, ps(off[4], 0) / 1e3))
         _switch(1)
 torch.manual_seed(0)
 dev = "cuda"
