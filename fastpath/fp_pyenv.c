@@ -153,11 +153,11 @@ static int tuple_layout_known(unsigned long ver)
     return ok;
 }
 
-/* fp_dict_version's word: PyDictObject's ma_version_tag (3.11, 3.12;
- * _ma_watcher_tag in 3.13), after the object head and ma_used, which each
+/* fp_dict_version's word: PyDictObject's ma_version_tag (3.11-3.13;
+ * deprecated since 3.12), after the object head and ma_used, which each
  * change of the dict sets anew from a process-wide counter; checked on a
  * probe dict: an insert and a value replaced in place each change it, a
- * read does not. */
+ * read does not, and 64 changes in a row each raise it. */
 static int dict_version_known(unsigned long ver)
 {
     if ((ver >> 16) < 0x030b || (ver >> 16) > 0x030d)
@@ -171,6 +171,12 @@ static int dict_version_known(unsigned long ver)
         uint64_t t1 = fp_dict_version(d);
         ok = ok && PY(PyDict_GetItemWithError)(d, k) == v && fp_dict_version(d) == t1 && t1 != t0;
         ok = ok && PY(PyDict_SetItem)(d, k, k) == 0 && fp_dict_version(d) != t1 && trlat_py_size(d) == 1;
+        /* a version from a process-wide counter rises with every change;
+         * a per-dict counter of a few bits would wrap */
+        for (int i = 0; ok && i < 64; i++) {
+            t1 = fp_dict_version(d);
+            ok = PY(PyDict_SetItem)(d, k, i % 2 ? k : v) == 0 && fp_dict_version(d) > t1;
+        }
         fpy.dict_version = 0;
     }
     trlat_py_drop(d);
