@@ -72,6 +72,8 @@ PyObject *le_grid_program(const struct le *E, PyObject *d, PyObject *grid, const
         fp_gprog_eval_meta(E->L, vals, grid, g, &tuple, &gs) || !tuple)
         return NULL; /* a list: grid + (1, 1) raises, as it will */
     PyObject *t = PY(PyTuple_New)(3);
+    if (!t)
+        PY(PyErr_Clear)(); /* the function is called instead */
     for (int i = 0; t && i < 3; i++) {
         PyObject *v = PY(PyLong_FromLong)((long)g[i]);
         if (!v) {
