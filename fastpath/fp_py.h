@@ -297,6 +297,17 @@ static inline int fp_small_int(PyObject *v, long long *x)
     *x = (1 - (long long)(tag & 3)) * (long long)digit; /* sign: 0 +, 1 zero, 2 - */
     return 1;
 }
+/* The device function to call for fn: torch._C._cuda_getDevice for
+ * torch.cuda.current_device, whose `_lazy_init(); return
+ * torch._C._cuda_getDevice()` it answers like once CUDA is initialized
+ * (every caller here follows a launch or a stored entry's first call;
+ * the fast path stands aside in a forked child, where _lazy_init raises),
+ * without a frame; else fn itself. */
+static inline PyObject *fp_device_builtin(PyObject *fn)
+{
+    return fn && fn == fpy.torch_current_device && fpy.torch_get_device ? fpy.torch_get_device : fn;
+}
+
 /* A dict's version: a value that changes with every change of the dict
  * and is never another dict's (where fpy.dict_version; else 0). */
 static inline uint64_t fp_dict_version(PyObject *d)

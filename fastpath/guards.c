@@ -102,13 +102,10 @@ static int knobs_read(void)
         r = FP_R_DEVICE;
         goto out;
     }
-    /* torch.cuda.current_device() is `_lazy_init(); return
-     * torch._C._cuda_getDevice()`; a hit follows a launch, so CUDA is
-     * initialized and the builtin gives the same answer without a frame. */
-    if (K.get_device == fpy.torch_current_device && fpy.torch_get_device) {
+    PyObject *dev = fp_device_builtin(K.get_device);
+    if (dev != K.get_device) {
         PY(Py_DecRef)(K.get_device);
-        PY(Py_IncRef)(fpy.torch_get_device);
-        K.get_device = fpy.torch_get_device;
+        K.get_device = fp_hold(dev);
     }
 out:
     if (rt)

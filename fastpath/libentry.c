@@ -411,13 +411,11 @@ static int plan(struct le *E, PyObject *d, const struct lcall *c, struct plan *P
     if (le_entry_parts(E, d, c, parts, &np))
         return 0;
     fp_le_phase(FP_LE_KEY);
-    /* torch_device_fn.current_device(), as run() calls it. torch.cuda's is
-     * `_lazy_init(); return torch._C._cuda_getDevice()`, and _lazy_init
-     * does nothing once CUDA is initialized: run() called it before it
-     * stored the entry this call may find (the fast path stands aside in
-     * a forked child, where it would raise), so the builtin answers the same */
+    /* torch_device_fn.current_device(), as run() calls it (torch.cuda's
+     * through its builtin: run() called it before it stored the entry this
+     * call may find) */
     PyObject *cd = PY(PyObject_GetAttr)(le_cls.devfn, le_cls.s_current_device);
-    PyObject *df = cd && cd == fpy.torch_current_device && fpy.torch_get_device ? fpy.torch_get_device : cd;
+    PyObject *df = fp_device_builtin(cd);
     PyObject *dev = df ? PY(PyObject_Vectorcall)(df, NULL, 0, NULL) : NULL;
     trlat_py_drop(cd);
     long di = dev && FP_TYPE(dev) == fpy.t_long ? PY(PyLong_AsLong)(dev) : -1;

@@ -4,7 +4,7 @@
 # (scripts/probes/callgrind_hits.sh).
 import os
 import sys
-import time
+from calltime import ns_per_call
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fastpath"))
 import torch  # noqa: E402
@@ -26,13 +26,7 @@ def main(n, how):
         call = lambda: nop_with_args_kernel[(1, )](*args)  # noqa: E731
     else:
         call = lambda: c[(1, 1, 1)](*args)  # noqa: E731
-    for _ in range(100):
-        call()
-    a = time.perf_counter_ns()
-    for _ in range(n):
-        call()
-    b = time.perf_counter_ns()
-    print("ns/call", (b - a) / n)
+    print("ns/call", ns_per_call(call, n))
 
 
 main(int(sys.argv[1]), sys.argv[3] if len(sys.argv) > 3 else "compiled")

@@ -6,7 +6,7 @@
 #   LD_PRELOAD=build/libtrlat.so TRLAT_FASTPATH=1 python3 scripts/probes/hit_libentry.py N [libentry|compiled|jit]
 import os
 import sys
-import time
+from calltime import ns_per_call
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fastpath"))
 import torch  # noqa: E402
@@ -27,13 +27,7 @@ def main(n, how):
     call = {"libentry": lambda: le[(64, )](x, y, out, 4096, BLOCK=64),
             "compiled": lambda: c[(64, 1, 1)](x, y, out, 4096, 64),
             "jit": lambda: add_kernel[(64, )](x, y, out, 4096, BLOCK=64)}[how]
-    for _ in range(100):
-        call()
-    a = time.perf_counter_ns()
-    for _ in range(n):
-        call()
-    b = time.perf_counter_ns()
-    print("%s ns/call %.0f" % (how, (b - a) / n))
+    print("%s ns/call %.0f" % (how, ns_per_call(call, n)))
 
 
 main(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "libentry")
