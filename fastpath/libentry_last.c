@@ -4,9 +4,10 @@
  * changed since (its version, fp_dict_version: CPython 3.11-3.13).
  *
  * A key is compared as a signature of its items: exact ints by value
- * (within int64), floats by their bits (NaN never: it equals nothing), None,
- * True, False, strs, torch dtypes and classes by identity, tuples of those
- * item by item. Each of these hashes and compares by value or identity in
+ * (within int64), floats by their bits (NaN never: it equals nothing), strs
+ * by their UTF-8 bytes (up to FP_LE_STR: FlagGems' mm passes a dtype name
+ * made anew on every call), None, True, False, torch dtypes and classes by
+ * identity, tuples of those item by item. Each of these hashes and compares by value or identity in
  * C, so equal signatures make equal keys of equal hashes, and the lookup
  * they skip runs no Python code; a key with anything else is looked up
  * every time. Everything runs with the GIL held. */
@@ -17,7 +18,9 @@
 
 #define LAST_N 4
 
-enum { S_INT = 1, S_ID, S_FLT, S_TUP };
+enum { S_INT = 1, S_ID, S_FLT, S_TUP, S_STR };
+
+#define FP_LE_STR 64 /* bytes of a str compared by value; a longer one is looked up */
 
 struct fp_le_last {
     struct {
@@ -38,6 +41,26 @@ static int put(struct fp_le_sig *s, uint64_t tag, uint64_t v)
     return 0;
 }
 
+/* Equal strs are equal code points, and so equal UTF-8 (a str without one,
+ * a lone surrogate's, is not compared). */
+static int enc_str(struct fp_le_sig *s, PyObject *o)
+{
+    Py_ssize_t len;
+    const char *u = PY(PyUnicode_AsUTF8AndSize)(o, &len); /* fp_ready: there */
+    if (!u) {
+        PY(PyErr_Clear)();
+        return -1;
+    }
+    unsigned words = (unsigned)(len + 7) / 8;
+    if (len > FP_LE_STR || put(s, S_STR, (uint64_t)len) || s->n + words > FP_LE_SIG)
+        return -1;
+    if (words)
+        s->w[s->n + words - 1] = 0; /* the last word's padding */
+    memcpy(&s->w[s->n], u, (size_t)len);
+    s->n += words;
+    return 0;
+}
+
 static int enc(struct fp_le_sig *s, PyObject *o, int depth)
 {
     void *t = FP_TYPE(o);
@@ -50,8 +73,10 @@ static int enc(struct fp_le_sig *s, PyObject *o, int depth)
         }
         return put(s, S_INT, (uint64_t)v);
     }
-    if (o == fpy.o_none || o == fpy.o_true || o == fpy.o_false || t == fpy.t_str ||
-        (fpy.t_torch_dtype && t == fpy.t_torch_dtype) || t == FP_TYPE((PyObject *)fpy.t_long))
+    if (t == fpy.t_str)
+        return enc_str(s, o);
+    if (o == fpy.o_none || o == fpy.o_true || o == fpy.o_false || (fpy.t_torch_dtype && t == fpy.t_torch_dtype) ||
+        t == FP_TYPE((PyObject *)fpy.t_long))
         return put(s, S_ID, (uint64_t)(uintptr_t)o); /* a class: one whose metaclass is type */
     if (t == fpy.t_float) {
         double d = PY(PyFloat_AsDouble)(o);

@@ -821,6 +821,11 @@ def desc_kernel(a, n):  # no tensordesc_meta: the launcher decomposes the descri
     pass
 
 
+@triton.jit
+def strconst_kernel(x, n, DT: tl.constexpr):  # FlagGems' mm: dtype=str(a.dtype).split(".")[-1]
+    pass
+
+
 def tmadesc():
     """Host tensor descriptors (TensorDescriptor) through compiled kernels: a
     library that keeps the CompiledKernel and makes new descriptors over a
@@ -1006,13 +1011,15 @@ def libentry():
     """FlagGems' LibEntry (tests/fastpath/flag_gems: its class verbatim)
     around three kernels: its key by value (a new int: its first-call
     path), a callable grid, trailing parameters by keyword and default,
-    StridedBuffer-like objects, a tensor descriptor, what it returns; an
+    StridedBuffer-like objects, a tensor descriptor, a str constexpr made
+    anew on every call, what it returns; an
     entry with launch pre-hooks (one raising) and a cleared cache (run()
     runs again),
     a grid that raises, a missing constexpr."""
     from triton.tools.tensor_descriptor import TensorDescriptor
     from flag_gems.utils.libentry import LibEntry
     add, sc, ann, desc = LibEntry(add_kernel), LibEntry(scalars_kernel), LibEntry(annint_kernel), LibEntry(desc_kernel)
+    strc, dts, dts_first = LibEntry(strconst_kernel), [], {}
     x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
     for rep in range(N):
         for n in (64, 65, 64, 128 + rep % 3):
@@ -1039,6 +1046,9 @@ def libentry():
         ann[(1, 2)](x, 3 + rep % 2, 5, 7, 9, BLOCK=8)
         add[(1, )](Strided(x, 16 * (rep % 2)), Strided(y), out, 64, BLOCK=64)
         desc[(1, )](TensorDescriptor(x, [64, 64], [64, 1], [16, 16]), 64)
+        for dt in ("float32", "float16"):  # a str made anew on every call; equal ones take the last keys
+            r = strc[(1, )](x, 64, DT="".join(("float", dt[5:])))
+            dts.append(r[0] is dts_first.setdefault(dt, r[0]))  # the kernel of that str's entry
         if rep == N // 2:
             cache = add.kernel_cache[0]
             k = next(iter(cache))
@@ -1084,6 +1094,7 @@ def libentry():
     for _ in range(3):
         r = add[grid_clears](x, y, out, 48, BLOCK=64)
     print("cleared by the grid:", type(r[0]).__name__, len(add.kernel_cache[0]))
+    print("str constexpr calls that returned their str's kernel:", dts.count(True), "of", len(dts))
     print("libentry done")
 
 
