@@ -226,6 +226,9 @@ static inline int fp_is_tensor(PyObject *v)
  * dtype (a new reference) and data_ptr(), which must be 0 or device
  * memory (fp_devptr_known), as Triton's launcher checks. 0 or a reason. */
 int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr);
+/* v.data_ptr() (a new reference; NULL: it raised), read without a call
+ * when the method is `return self.<attribute>` (getter.c). */
+PyObject *fp_data_ptr(PyObject *v);
 
 /* ---- tensor descriptors at the launcher layer (tensordesc.c) ---- */
 /* The rank of a "tensordesc<T[a, b]>" signature entry, -1 if not one. */

@@ -376,10 +376,7 @@ int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr)
     int plain = mro && FP_TYPE(mro) == fpy.t_tuple && PY(PyTuple_Size)(mro) == 2;
     trlat_py_drop(mro);
     PyObject *dt = plain ? PY(PyObject_GetAttr)(v, fpy.s_dtype) : NULL;
-    PyObject *argv[2] = {NULL, v};
-    PyObject *p =
-        dt ? PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL)
-           : NULL;
+    PyObject *p = dt ? fp_data_ptr(v) : NULL;
     /* PyLong_AsUnsignedLongLong, as Triton's getPointer reads it */
     *ptr = p && FP_TYPE(p) == fpy.t_long ? PY(PyLong_AsUnsignedLongLong)(p) : 0;
     int bad = !p || FP_TYPE(p) != fpy.t_long || PY(PyErr_Occurred)();

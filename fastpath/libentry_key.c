@@ -129,8 +129,7 @@ static int spec_part(PyObject *v, long div, struct fp_le_part *out)
     PyObject *dt = PY(PyObject_GetAttr)(v, le_cls.s_dtype);
     if (!dt)
         return -1;
-    PyObject *a[1] = {v};
-    PyObject *p = PY(PyObject_VectorcallMethod)(le_cls.s_data_ptr, a, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    PyObject *p = fp_data_ptr(v);
     uint64_t bits;
     int u;
     if (!p || FP_TYPE(p) != fpy.t_long || fp_read_int(p, &bits, &u) || div <= 0) {

@@ -11,6 +11,11 @@
 # (flag_gems/utils/libentry.py, Apache License 2.0, (c) BAAI), methods
 # dedented to module level, unchanged otherwise. A FlagGems whose LibEntry
 # differs in any way is not served above its compiled[grid] call.
+#
+# getter(fn) is the same check for a data_ptr method (FlagGems'
+# StridedBuffer: `return self._data_ptr`; fastpath/getter.c): the attribute
+# name when fn's code is exactly `def data_ptr(self): return self.<name>`
+# compiled by the running Python, else None.
 
 REFERENCE = '''from __future__ import annotations
 
@@ -208,12 +213,12 @@ def run(self, *args, **kwargs):
 _FUTURE = 0x1FE0000
 
 
-def _diff(a, b, where):
+def _diff(a, b, where, flags=_FUTURE):
     for f in ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount",
               "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable"):
         if getattr(a, f, None) != getattr(b, f, None):
             return "%s: %s differs" % (where, f)
-    if (a.co_flags & ~_FUTURE) != (b.co_flags & ~_FUTURE):
+    if (a.co_flags & ~flags) != (b.co_flags & ~flags):
         return "%s: co_flags differ" % where
     if len(a.co_consts) != len(b.co_consts):
         return "%s: co_consts differ" % where
@@ -221,12 +226,25 @@ def _diff(a, b, where):
         if type(x) is not type(y):
             return "%s: co_consts differ" % where
         if type(x) is type(a):
-            why = _diff(x, y, where + "." + x.co_name)
+            why = _diff(x, y, where + "." + x.co_name, flags)
             if why:
                 return why
         elif x != y:
             return "%s: co_consts differ" % where
     return None
+
+
+def getter(fn):
+    code = getattr(fn, "__code__", None)
+    if code is None or len(code.co_names) != 1 or code.co_varnames != ("self",):
+        return None
+    name = code.co_names[0]
+    if not name.isidentifier():
+        return None
+    ns = {}
+    exec(compile("def data_ptr(self):\n    return self.%s\n" % name, "<trlat getter reference>", "exec"), ns)
+    # CO_NESTED (0x10): a method of a class defined inside a function, the same code
+    return None if _diff(code, ns["data_ptr"].__code__, "data_ptr", _FUTURE | 0x10) else name
 
 
 def check(run, key):

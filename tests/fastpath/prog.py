@@ -807,6 +807,82 @@ def ptrobj():
     print("ptrobj done")
 
 
+def getters():
+    """data_ptr() methods of objects that are not tensors, read without a
+    call only where the method is `return self.<attribute>`
+    (fastpath/getter.c): the attribute changed between calls, a property
+    behind it, and methods that are not that: computed, shadowed by the
+    instance, its code replaced, a class with __getattr__, the attribute
+    missing."""
+    x, out = torch.empty(4096), torch.empty(4096)
+    base = x.data_ptr()
+
+    class Typed:  # FlagGems' TypedPtr
+        def __init__(self, ptr):
+            self.ptr = ptr
+            self.dtype = x.dtype
+
+        def data_ptr(self) -> int:
+            return self.ptr
+
+    class Computed:
+        def __init__(self, ptr):
+            self.ptr = ptr
+            self.dtype = x.dtype
+
+        def data_ptr(self):
+            return self.ptr + 16
+
+    class Prop:
+        dtype = x.dtype
+
+        @property
+        def _data_ptr(self):
+            return base + 32
+
+        def data_ptr(self):
+            return self._data_ptr
+
+    class Fallback:
+        dtype = x.dtype
+
+        def __getattr__(self, name):
+            return base + 16
+
+        def data_ptr(self):
+            return self._data_ptr
+
+    class Replaced:
+        def __init__(self):
+            self._data_ptr = base
+            self.dtype = x.dtype
+
+        def data_ptr(self):
+            return self._data_ptr
+
+    strided, typed = Strided(x), Typed(base)
+    shadow = Strided(x)
+    shadow.data_ptr = lambda: base + 64
+    gone = Strided(x)
+    del gone._data_ptr
+    objs = [("strided", strided), ("typed", typed), ("computed", Computed(base)), ("property", Prop()),
+            ("shadowed", shadow), ("getattr", Fallback()), ("replaced", Replaced()), ("missing", gone)]
+    k = add_kernel[(1, )](x, x, out, 64, BLOCK=64)
+    for i in range(N):
+        if i == N // 2:
+            Replaced.data_ptr.__code__ = (lambda self: self._data_ptr + 48).__code__
+        strided._data_ptr = base + 16 * (i % 3)
+        typed.ptr = base + 16 * (i % 2)
+        for name, o in objs:
+            for how, launch in (("jit", lambda: add_kernel[(1, )](o, x, out, 64, BLOCK=64)),
+                                ("compiled", lambda: k[(1, 1, 1)](o, x, out, 64, 64))):
+                try:
+                    launch()
+                except AttributeError as e:
+                    print(name, how, "raised", e) if i == 0 else None
+    print("getters done")
+
+
 @triton.jit
 def tma_kernel(a, b, c, M, N, BLOCK: tl.constexpr):
     pass

@@ -358,6 +358,19 @@ PY
     expect "py$v the driver asked once per allocation, again after each free" "$(cat "$WORK/pon.err")" \
         "driver asked: 1 before the frees, 2 after one, 3 after two, 8 with host memory"
 
+    # data_ptr() of objects that are not tensors read as the attribute it
+    # returns where the method is `return self.<attribute>` (getter.c):
+    # FlagGems' StridedBuffer and TypedPtr, a property behind it; called
+    # where it is not (computed, its code replaced); the instance's own
+    # data_ptr, a class with __getattr__ and a missing attribute as before
+    run goff 0 getters 6
+    run gon 1 getters 6 TRLAT_FASTPATH_DEBUG=1
+    run gver verify getters 6
+    same "py$v data_ptr getters" goff gon
+    same "py$v data_ptr getters, verify" goff gver
+    expect "py$v data_ptr getters: read as the attribute, called otherwise; verify agrees" \
+        "$(grep -c 'data_ptr read as the attribute' "$WORK/gon.err"):$(grep -c 'data_ptr called' "$WORK/gon.err"):$(reason gver verify_mismatch)" "4:2:0"
+
     # host tensor descriptors through compiled kernels (FlagGems' mm): new
     # descriptors hit, over the same buffers or new ones (the fake encoder
     # keeps the address in a map's first 8 bytes, as the H200's driver

@@ -68,6 +68,16 @@ for fp in 1 verify; do
         fail "ASan+UBSan: LibEntry in C ($fp)" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/le-$fp" | tr '\n' ' ')"
     fi
 done
+# data_ptr() methods read as their attribute (fastpath/getter.c)
+TRLAT_FASTPATH=0 python3 "$PROG" getters 6 >"$WORK/gplain.out" 2>/dev/null
+TRLAT_FASTPATH=1 TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-gfp.json" \
+    LD_PRELOAD="$ASAN $SAN" python3 "$PROG" getters 6 >"$WORK/o" 2>"$WORK/ge"; rc=$?
+if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/ge" && cmp -s "$WORK/o" "$WORK/gplain.out" &&
+    grep -q 'data_ptr read as the attribute' "$WORK/ge"; then
+    ok "ASan+UBSan: data_ptr getters"
+else
+    fail "ASan+UBSan: data_ptr getters" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/ge" | tr '\n' ' ')"
+fi
 expect "ASan+UBSan: LibEntry in C, calls served" "$(grep -o '[0-9]* calls of FlagGems' "$WORK/le-1")" "65 calls of FlagGems"
 n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
 expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes

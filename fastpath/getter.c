@@ -1,0 +1,76 @@
+/* x.data_ptr() for an object that is not a tensor (FlagGems' StridedBuffer
+ * and TypedPtr), without a Python frame when its class's data_ptr is a
+ * function whose code is exactly `return self.<name>` (the reference:
+ * libentry_model.py's getter, compared code object against code object as
+ * LibEntry.run is): then the call is that attribute read, which is
+ * PyObject_GenericGetAttr(x, name) for a class whose tp_getattro it is.
+ * Each function (and the code it has) is looked at once; a few are
+ * remembered, held. Anything else is called as x.data_ptr() is. The GIL
+ * is held throughout. */
+#include "fastpath/fp_py.h"
+#include "interpose/log.h"
+
+#define NLEARNT 8
+
+typedef PyObject *(*getattrofunc)(PyObject *, PyObject *);
+
+static struct {
+    PyObject *fn, *code, *name; /* held; name NULL: not a getter */
+} learnt[NLEARNT];
+static unsigned next;
+
+/* The attribute fn returns, when it is a getter (borrowed, held here). */
+static PyObject *name_of(PyObject *fn)
+{
+    PyObject *code = PY(PyFunction_GetCode) ? PY(PyFunction_GetCode)(fn) : NULL;
+    if (!code)
+        return NULL;
+    for (unsigned i = 0; i < NLEARNT; i++)
+        if (learnt[i].fn == fn && learnt[i].code == code)
+            return learnt[i].name;
+    static PyObject *check;
+    static int loaded;
+    if (!loaded++) {
+        static const char *const names[1] = {"getter"};
+        char path[4200];
+        if (fp_share_load("libentry_model.py", "trlat_getter_model", names, &check, 1, path, sizeof path))
+            trlat_log("fast path: %s did not load; data_ptr() methods are called", path);
+    }
+    PyObject *r = check ? PY(PyObject_Vectorcall)(check, &fn, 1, NULL) : NULL;
+    PY(PyErr_Clear)();
+    PyObject *name = r && FP_TYPE(r) == fpy.t_str ? r : NULL;
+    if (r && !name)
+        PY(Py_DecRef)(r);
+    unsigned i = next++ % NLEARNT;
+    trlat_py_drop(learnt[i].fn);
+    trlat_py_drop(learnt[i].code);
+    trlat_py_drop(learnt[i].name);
+    learnt[i].fn = fp_hold(fn);
+    learnt[i].code = fp_hold(code);
+    learnt[i].name = name;
+    if (fp_conf.debug)
+        trlat_log_debug("fast path: data_ptr %s: %s", name ? "read as the attribute" : "called",
+                        name ? PY(PyUnicode_AsUTF8)(name) : "not `return self.<attribute>`");
+    return name;
+}
+
+PyObject *fp_data_ptr(PyObject *v)
+{
+    PyObject *m = NULL, *name = NULL;
+    int unbound = PY(_PyObject_GetMethod) ? PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m) : -1;
+    if (unbound < 0) {
+        PyObject *argv[2] = {NULL, v};
+        return PY(PyObject_VectorcallMethod)(fpy.s_data_ptr, argv + 1, 1 | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    }
+    if (!m)
+        return NULL; /* raised, as x.data_ptr would */
+    if (unbound == 1 && fpy.t_function && FP_TYPE(m) == fpy.t_function && fpy.generic_getattr && PY(PyType_GetSlot) &&
+        PY(PyType_GetSlot)((PyObject *)FP_TYPE(v), 58 /* Py_tp_getattro */) == fpy.generic_getattr)
+        name = name_of(m);
+    /* the function's own read, self.<name>: what it returns or raises */
+    PyObject *r = name      ? ((getattrofunc)fpy.generic_getattr)(v, name)
+                  : unbound ? PY(PyObject_Vectorcall)(m, &v, 1, NULL)
+                            : PY(PyObject_Vectorcall)(m, NULL, 0, NULL);
+    PY(Py_DecRef)(m);
+    return r;
+}
