@@ -21,6 +21,17 @@ static int has(PyObject *v, PyObject *name, PyObject **out)
     return r < 0 ? -1 : r;
 }
 
+/* hasattr(v, "data_ptr"): never for the built-in types key() meets most
+ * (exact ints, floats, bools, None, strs, tuples), whose attributes no
+ * program can add to; else asked. */
+static int has_data_ptr(PyObject *v)
+{
+    void *t = FP_TYPE(v);
+    if (t == fpy.t_long || t == fpy.t_float || t == fpy.t_bool || v == fpy.o_none || t == fpy.t_str || t == fpy.t_tuple)
+        return 0;
+    return has(v, le_cls.s_data_ptr, NULL);
+}
+
 PyObject *le_pair(PyObject *a, PyObject *b) /* steals both */
 {
     PyObject *t = a && b ? PY(PyTuple_New)(2) : NULL;
@@ -116,7 +127,7 @@ static PyObject *hashable(PyObject *v)
  * (type(arg), arg), as a part (new references); -1 when not modelled. */
 static int spec_part(PyObject *v, long div, struct fp_le_part *out)
 {
-    int h = has(v, le_cls.s_data_ptr, NULL);
+    int h = has_data_ptr(v);
     if (h < 0)
         return -1;
     if (!h) {
@@ -149,7 +160,7 @@ static int spec_part(PyObject *v, long div, struct fp_le_part *out)
 /* key()'s dns_arg: arg.dtype, type(arg), or "i32" / "u64" / "i64". */
 static PyObject *dns_key(PyObject *v)
 {
-    int h = has(v, le_cls.s_data_ptr, NULL);
+    int h = has_data_ptr(v);
     if (h < 0)
         return NULL;
     if (h)
