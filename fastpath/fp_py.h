@@ -226,6 +226,20 @@ static inline int fp_is_tensor(PyObject *v)
  * dtype (a new reference) and data_ptr(), which must be 0 or device
  * memory (fp_devptr_known), as Triton's launcher checks. 0 or a reason. */
 int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr);
+/* A few types' answers to a question about the type alone (its name, its
+ * MRO), each type held (an address that cannot be another type's) and
+ * watched, all answers dropped when a watched type or dict changed; none
+ * kept without watchers (3.11: asked every time). GIL held. */
+struct fp_typeans {
+    PyObject *type[8];
+    uint8_t ans[8];
+    unsigned next;
+    uint64_t epoch;
+};
+/* The answer kept for t, or -1. */
+int fp_typeans_get(struct fp_typeans *c, void *t);
+/* Keeps ans for t; returns ans. */
+int fp_typeans_put(struct fp_typeans *c, void *t, int ans);
 /* v.data_ptr() (a new reference; NULL: it raised), read without a call
  * when the method is `return self.<attribute>` (getter.c). */
 PyObject *fp_data_ptr(PyObject *v);

@@ -372,9 +372,15 @@ int fp_read_tensor_slow(struct fp_call *c, PyObject *v, int plain, PyObject **dt
 
 int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr)
 {
-    PyObject *mro = PY(PyObject_GetAttr)((PyObject *)FP_TYPE(v), fpy.s___mro__);
-    int plain = mro && FP_TYPE(mro) == fpy.t_tuple && PY(PyTuple_Size)(mro) == 2;
-    trlat_py_drop(mro);
+    static struct fp_typeans only_object; /* whose only base is object (its MRO, kept while unchanged) */
+    int plain = fp_typeans_get(&only_object, FP_TYPE(v));
+    if (plain < 0) {
+        PyObject *mro = PY(PyObject_GetAttr)((PyObject *)FP_TYPE(v), fpy.s___mro__);
+        plain =
+            fp_typeans_put(&only_object, FP_TYPE(v), mro && FP_TYPE(mro) == fpy.t_tuple && PY(PyTuple_Size)(mro) == 2);
+        trlat_py_drop(mro);
+        PY(PyErr_Clear)();
+    }
     PyObject *dt = plain ? PY(PyObject_GetAttr)(v, fpy.s_dtype) : NULL;
     PyObject *p = dt ? fp_data_ptr(v) : NULL;
     /* PyLong_AsUnsignedLongLong, as Triton's getPointer reads it */

@@ -68,36 +68,17 @@ static PyObject *field_tuple(PyObject *v, PyObject *name, int as_tuple)
 static int is_td_type(void *t)
 {
     /* the types of most arguments (tensors, ints, StridedBuffer, Triton's
-     * TensorDescriptor) are few: the last ones looked at are held (an
-     * address that cannot be another type's) with the answer. A class's
-     * __name__ can be assigned: each held one is watched, and the answers
-     * are dropped when a watched type or dict changed (without watchers
-     * the name is read every time) */
-    static PyObject *seen[8];
-    static uint8_t named[8];
-    static unsigned next;
-    static uint64_t epoch;
-    if (fpy.watchers && epoch != fpy.epoch) {
-        for (unsigned i = 0; i < 8; i++)
-            trlat_py_drop(seen[i]);
-        memset(seen, 0, sizeof seen);
-        epoch = fpy.epoch;
-    }
-    for (unsigned i = 0; fpy.watchers && i < 8; i++)
-        if (seen[i] == t)
-            return named[i];
+     * TensorDescriptor) are few, and a class's __name__ can be assigned:
+     * the answers are kept while the types are unchanged */
+    static struct fp_typeans seen;
+    int td = fp_typeans_get(&seen, t);
+    if (td >= 0)
+        return td;
     PyObject *n = fp_getattr((PyObject *)t, fpy.s___name__);
-    int td = n && FP_TYPE(n) == fpy.t_str && PY(PyUnicode_Compare)(n, le_cls.s_td) == 0;
+    td = n && FP_TYPE(n) == fpy.t_str && PY(PyUnicode_Compare)(n, le_cls.s_td) == 0;
     trlat_py_drop(n);
     PY(PyErr_Clear)();
-    if (!fpy.watchers)
-        return td;
-    unsigned i = next++ % 8;
-    trlat_py_drop(seen[i]);
-    seen[i] = fp_hold((PyObject *)t);
-    named[i] = (uint8_t)td;
-    fp_watch_type((PyObject *)t);
-    return td;
+    return fp_typeans_put(&seen, t, td);
 }
 
 static PyObject *hashable(PyObject *v)
