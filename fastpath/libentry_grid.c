@@ -128,7 +128,9 @@ int le_pre_hooks(PyObject *d, PyObject *hooks, const struct lcall *c)
     PyObject *nargs = le_meta_dict(d, c, NULL);
     int rc = nargs ? 0 : -1;
     for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
-        PyObject *h = PY(PyTuple_GetItem)(hooks, i), *m = PY(PyDict_Copy)(nargs);
+        /* {**hook_nargs, **hook_kwargs}, a dict of the hook's own: the
+         * last hook's is hook_nargs itself, which nothing else sees */
+        PyObject *h = PY(PyTuple_GetItem)(hooks, i), *m = i < n - 1 ? PY(PyDict_Copy)(nargs) : fp_hold(nargs);
         PyObject *r = m && PY(PyDict_Update)(m, PY(PyTuple_GetItem)(h, 1)) == 0
                           ? PY(PyObject_Vectorcall)(PY(PyTuple_GetItem)(h, 0), &m, 1, NULL)
                           : NULL;
