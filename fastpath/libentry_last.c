@@ -7,10 +7,13 @@
  * (within int64), floats by their bits (NaN never: it equals nothing), strs
  * by their UTF-8 bytes (up to FP_LE_STR: FlagGems' mm passes a dtype name
  * made anew on every call), None, True, False, torch dtypes and classes by
- * identity, tuples of those item by item. Each of these hashes and compares by value or identity in
- * C, so equal signatures make equal keys of equal hashes, and the lookup
- * they skip runs no Python code; a key with anything else is looked up
- * every time. Everything runs with the GIL held. */
+ * identity, tuples of those item by item. Each of these hashes and
+ * compares by value or identity in C, so equal signatures make equal keys
+ * of equal hashes, and the lookup they skip runs no Python code; a key
+ * with anything else is looked up every time. Identity serves only for
+ * objects the dict's equal key holds itself (a str it does not: the
+ * call's may be freed and its address reused). Everything runs with the
+ * GIL held. */
 #include "fastpath/fp_py.h"
 
 #include <stdlib.h>
