@@ -4,7 +4,8 @@
 # profiling, and the fast path; ns per call and the ratios to the paused arm.
 #   LD_PRELOAD=build/libtrlat.so TRLAT_FASTPATH=1 TRLAT_CUPTI=0 python3 scripts/probes/gems_ops.py [pairs] [block]
 # Under TRLAT_FASTPATH_PHASES=1 trlat prints at exit where the LibEntry
-# calls it served spent their time.
+# calls it served spent their time. Each op's line ends with whether its
+# result was the same in every arm.
 import ctypes
 import statistics
 import sys
@@ -59,9 +60,16 @@ def main(pairs, n):
                     api.trlat_api_fastpath(fp)
                     ns[a].append(block(f, n))
             med = {a: statistics.median(v) for a, v in ns.items()}
-            print("GEMS_OP %-10s paused %7.0f ns  profile %7.0f (%.3fx)  fastpath %7.0f (%.3fx)" % (
+            # the op's result in each arm, against the paused arm's (the same inputs)
+            out = {}
+            for a, (prof, fp) in ARMS.items():
+                api.trlat_api_profiling(prof)
+                api.trlat_api_fastpath(fp)
+                out[a] = f()
+            same = all(torch.equal(out[a], out["paused"]) for a in ARMS)
+            print("GEMS_OP %-10s paused %7.0f ns  profile %7.0f (%.3fx)  fastpath %7.0f (%.3fx)  %s" % (
                 name, med["paused"], med["profile"], med["profile"] / med["paused"], med["fastpath"],
-                med["fastpath"] / med["paused"]), flush=True)
+                med["fastpath"] / med["paused"], "same results" if same else "RESULTS DIFFER"), flush=True)
     api.trlat_api_profiling(1)
     api.trlat_api_fastpath(1)
 
