@@ -592,6 +592,9 @@ extern uint64_t fp_found_libentry, fp_found_libentry_gprog, fp_found_libentry_la
 /* ---- trlat's share files run (sharepy.c): 0, -1 unreadable, -2 did not load ---- */
 int fp_share_load(const char *file, const char *modname, const char *const *names, PyObject **fns, unsigned n,
                   char *path, size_t pathlen);
+/* libentry_model.py's `check` or `getter` (borrowed), the file loaded once
+ * for both; NULL, said once, when it did not load. */
+PyObject *fp_model_fn(const char *name);
 /* Verify mode: the grid a CudaLauncher got, against the one the program
  * computed for it on this thread (if any). */
 void fp_inductor_check(PyObject *launcher, const unsigned g[3]);

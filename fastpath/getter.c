@@ -28,14 +28,7 @@ static PyObject *name_of(PyObject *fn)
     for (unsigned i = 0; i < NLEARNT; i++)
         if (learnt[i].fn == fn && learnt[i].code == code)
             return learnt[i].name;
-    static PyObject *check;
-    static int loaded;
-    if (!loaded++) {
-        static const char *const names[1] = {"getter"};
-        char path[4200];
-        if (fp_share_load("libentry_model.py", "trlat_getter_model", names, &check, 1, path, sizeof path))
-            trlat_log("fast path: %s did not load; data_ptr() methods are called", path);
-    }
+    PyObject *check = fp_model_fn("getter");
     PyObject *r = check ? PY(PyObject_Vectorcall)(check, &fn, 1, NULL) : NULL;
     PY(PyErr_Clear)();
     PyObject *name = r && FP_TYPE(r) == fpy.t_str ? r : NULL;

@@ -169,14 +169,7 @@ static int learn_class(void *type, PyObject *run)
     if (!why && (!key || FP_TYPE(key) != fpy.t_function || FP_TYPE(run) != fpy.t_function))
         why = "its run or key is not a Python function";
     if (!why) {
-        static PyObject *check;
-        static int loaded;
-        char path[4200];
-        if (!loaded++) {
-            static const char *const names[1] = {"check"};
-            if (fp_share_load("libentry_model.py", "trlat_libentry_model", names, &check, 1, path, sizeof path))
-                trlat_log("fast path: %s did not load; FlagGems' LibEntry.run is not served", path);
-        }
+        PyObject *check = fp_model_fn("check");
         PyObject *a[2] = {run, key};
         PyObject *r = check ? PY(PyObject_Vectorcall)(check, a, 2, NULL) : NULL;
         if (!r) {

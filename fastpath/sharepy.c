@@ -2,9 +2,11 @@
  * run in a namespace of its own, and the functions it defines taken from
  * it. Off every hit path: each file is loaded once, when first needed. */
 #include "fastpath/fp_py.h"
+#include "interpose/log.h"
 #include "interpose/python/sharefile.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int fp_share_load(const char *file, const char *modname, const char *const *names, PyObject **fns, unsigned n,
                   char *path, size_t pathlen)
@@ -36,4 +38,22 @@ int fp_share_load(const char *file, const char *modname, const char *const *name
     trlat_py_drop(g);
     trlat_py_drop(code);
     return ok ? 0 : -2;
+}
+
+PyObject *fp_model_fn(const char *name)
+{
+    static const char *const names[2] = {"check", "getter"};
+    static PyObject *fns[2];
+    static int loaded;
+    if (!loaded++) {
+        char path[4200];
+        if (fp_share_load("libentry_model.py", "trlat_libentry_model", names, fns, 2, path, sizeof path))
+            trlat_log("fast path: %s did not load; FlagGems' LibEntry.run is not served above its compiled[grid] "
+                      "call, and data_ptr() methods are called",
+                      path);
+    }
+    for (unsigned i = 0; i < 2; i++)
+        if (!strcmp(names[i], name))
+            return fns[i];
+    return NULL;
 }
