@@ -268,11 +268,10 @@ static int read_arg(struct ccall *cc, const struct fp_clayout *L, unsigned i, Py
             w->val = bits; /* PyLong_AsUnsignedLongLong: a negative int raises */
             *tag = 3;
         } else {
-            PyObject *dtype; /* another object with data_ptr(): getPointer's checks */
-            int r = fp_read_ptrobj(v, &dtype, &w->val);
+            /* another object with data_ptr(): getPointer's checks, which read no dtype */
+            int r = fp_read_ptrobj(v, NULL, &w->val);
             if (r)
                 return r;
-            PY(Py_DecRef)(dtype);
             *tag = 7;
         }
     } else if (kind == CK_FP32 || kind == CK_FP64) {

@@ -106,9 +106,10 @@ static void say_found(void)
                         (unsigned long long)fp_found_launcher);
     if (fp_found_libentry)
         trlat_log_debug("fast path: %llu calls of FlagGems' LibEntry.run were served in C (%llu with the grid its "
-                        "grid function's program computed; %llu entries found as one of the last keys)",
+                        "grid function's program computed; %llu entries found as one of the last keys; %llu "
+                        "data_ptr() reads of the key taken by the launch)",
                         (unsigned long long)fp_found_libentry, (unsigned long long)fp_found_libentry_gprog,
-                        (unsigned long long)fp_found_libentry_last);
+                        (unsigned long long)fp_found_libentry_last, (unsigned long long)fp_found_ptrreads);
     if (hits)
         trlat_log_debug("fast path: %llu of %llu hits took one of their kernel's last %d hits' entries (no key built)",
                         (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
@@ -572,7 +573,8 @@ static void after_fork_child(void)
     fp_capture_after_fork();
     fp_prekey_tls = NULL;
     fp_stats_reset();
-    found_keyed = fp_found_launcher = fp_found_libentry = fp_found_libentry_gprog = fp_found_libentry_last = 0;
+    found_keyed = fp_found_launcher = fp_found_libentry = fp_found_libentry_gprog = fp_found_libentry_last =
+        fp_found_ptrreads = 0;
 }
 
 static const struct trlat_module module = {.name = "fastpath",

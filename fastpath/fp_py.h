@@ -224,7 +224,8 @@ static inline int fp_is_tensor(PyObject *v)
  * once it has ruled out a constexpr, a tensor descriptor and a
  * JITFunction, which a type whose only base is object is none of. Its
  * dtype (a new reference) and data_ptr(), which must be 0 or device
- * memory (fp_devptr_known), as Triton's launcher checks. 0 or a reason. */
+ * memory (fp_devptr_known), as Triton's launcher checks; the dtype not
+ * read for dtype NULL (a launcher's getPointer reads none). 0 or a reason. */
 int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr);
 /* A few types' answers to a question about the type alone (its name, its
  * MRO), each type held (an address that cannot be another type's) and
@@ -243,6 +244,18 @@ int fp_typeans_put(struct fp_typeans *c, void *t, int ans);
 /* v.data_ptr() (a new reference; NULL: it raised), read without a call
  * when the method is `return self.<attribute>` (getter.c). */
 PyObject *fp_data_ptr(PyObject *v);
+/* The same; *plain (when not NULL) set when it read v's own attribute,
+ * which no descriptor of its class intercepts. */
+PyObject *fp_data_ptr_read(PyObject *v, int *plain);
+/* A LibEntry call's plain key reads of v.data_ptr() (held), for its own
+ * launch (getter.c): kept while the key is built, taken (a new reference,
+ * or NULL) by a launcher's fp_read_ptrobj instead of reading again while
+ * armed (no Python code runs in between), dropped by the clear that ends
+ * the call. */
+void fp_ptrreads_keep(PyObject *v, PyObject *ptr);
+void fp_ptrreads_arm(int on);
+void fp_ptrreads_clear(void);
+PyObject *fp_ptrreads_take(PyObject *v);
 
 /* ---- tensor descriptors at the launcher layer (tensordesc.c) ---- */
 /* The rank of a "tensordesc<T[a, b]>" signature entry, -1 if not one. */
@@ -508,6 +521,10 @@ extern _Thread_local unsigned fp_in_jit_run __attribute__((tls_model("initial-ex
  * Python (new reference), or NULL (no error): Triton's own __getitem__
  * (orig, which the runner calls for what it does not serve). */
 PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid);
+/* runner.c: compiled[grid](*args) served as that runner serves it, for a
+ * call the fast path makes itself inside a timed call (libentry.c): 1
+ * served (*res: None, or NULL with an error set), 0: evaluate compiled[grid]. */
+int fp_compiled_call(PyObject *compiled, PyObject *grid, PyObject *const *args, Py_ssize_t nargs, PyObject **res);
 /* The launcher-level lookup and replay for a call assembled in C (runner.c):
  * launcher, grid, stream, function, packed metadata and the kernel
  * arguments; 1 served (*result: None, or NULL with an error set), 0 when
@@ -587,7 +604,7 @@ PyObject *fp_le_last_find(const struct fp_le_last *m, const struct fp_le_sig *s,
 /* Stores what cache gave for s (cache watched from now on). */
 void fp_le_last_store(struct fp_le_last **m, const struct fp_le_sig *s, PyObject *cache, PyObject *entry);
 void fp_libentry_check(PyObject *launcher, const unsigned g[3], PyObject *const *kargs, Py_ssize_t nk);
-extern uint64_t fp_found_libentry, fp_found_libentry_gprog, fp_found_libentry_last;
+extern uint64_t fp_found_libentry, fp_found_libentry_gprog, fp_found_libentry_last, fp_found_ptrreads;
 
 /* ---- trlat's share files run (sharepy.c): 0, -1 unreadable, -2 did not load ---- */
 int fp_share_load(const char *file, const char *modname, const char *const *names, PyObject **fns, unsigned n,

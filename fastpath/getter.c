@@ -49,6 +49,22 @@ static PyObject *name_of(PyObject *fn)
 
 PyObject *fp_data_ptr(PyObject *v)
 {
+    return fp_data_ptr_read(v, NULL);
+}
+
+/* Whether x.name reads x's own attribute: object's lookup, and no class in
+ * the MRO defines the name (so no descriptor runs). */
+static int own_attr(PyObject *v, PyObject *name)
+{
+    void *t = FP_TYPE(v);
+    return PY(_PyType_Lookup) && PY(PyType_GetSlot)((PyObject *)t, 58 /* Py_tp_getattro */) == fpy.generic_getattr &&
+           !PY(_PyType_Lookup)((PyObject *)t, name);
+}
+
+PyObject *fp_data_ptr_read(PyObject *v, int *plain)
+{
+    if (plain)
+        *plain = 0;
     PyObject *m = NULL, *name = NULL;
     int unbound = PY(_PyObject_GetMethod) ? PY(_PyObject_GetMethod)(v, fpy.s_data_ptr, &m) : -1;
     if (unbound < 0) {
@@ -65,5 +81,57 @@ PyObject *fp_data_ptr(PyObject *v)
                   : unbound ? PY(PyObject_Vectorcall)(m, &v, 1, NULL)
                             : PY(PyObject_Vectorcall)(m, NULL, 0, NULL);
     PY(Py_DecRef)(m);
+    if (plain && r && name)
+        *plain = own_attr(v, name);
     return r;
+}
+
+/* LibEntry's key reads of a pointer object's data_ptr(), when it reads the
+ * object's own attribute (fp_data_ptr_read's plain), kept for the launch of
+ * the same call: with no Python run between the reads, reading again gives
+ * the same object, and reading it once is reading it as the launcher
+ * would. Kept while the key is built; taken only while armed (libentry.c:
+ * a tuple grid and no pre-hooks between them); the GIL is held throughout. */
+#define NREADS 8
+static _Thread_local struct {
+    int armed;
+    unsigned n;
+    struct {
+        PyObject *obj, *ptr; /* obj borrowed (the call holds it), ptr held */
+    } r[NREADS];
+} reads __attribute__((tls_model("initial-exec")));
+
+void fp_ptrreads_keep(PyObject *v, PyObject *ptr)
+{
+    if (reads.n >= NREADS)
+        return;
+    reads.r[reads.n].obj = v;
+    reads.r[reads.n].ptr = fp_hold(ptr);
+    reads.n++;
+}
+
+void fp_ptrreads_arm(int on)
+{
+    reads.armed = on;
+}
+
+void fp_ptrreads_clear(void)
+{
+    for (unsigned i = 0; i < reads.n; i++)
+        PY(Py_DecRef)(reads.r[i].ptr);
+    reads.n = 0;
+    reads.armed = 0;
+}
+
+uint64_t fp_found_ptrreads; /* TRLAT_FASTPATH_DEBUG */
+
+PyObject *fp_ptrreads_take(PyObject *v)
+{
+    for (unsigned i = 0; reads.armed && i < reads.n; i++)
+        if (reads.r[i].obj == v) {
+            if (fp_conf.debug)
+                fp_found_ptrreads++;
+            return fp_hold(reads.r[i].ptr);
+        }
+    return NULL;
 }

@@ -381,11 +381,19 @@ int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr)
         trlat_py_drop(mro);
         PY(PyErr_Clear)();
     }
-    PyObject *dt = plain ? PY(PyObject_GetAttr)(v, fpy.s_dtype) : NULL;
-    PyObject *p = dt ? fp_data_ptr(v) : NULL;
-    /* PyLong_AsUnsignedLongLong, as Triton's getPointer reads it */
-    *ptr = p && FP_TYPE(p) == fpy.t_long ? PY(PyLong_AsUnsignedLongLong)(p) : 0;
-    int bad = !p || FP_TYPE(p) != fpy.t_long || PY(PyErr_Occurred)();
+    PyObject *dt = NULL, *p = NULL;
+    if (plain && dtype)
+        dt = PY(PyObject_GetAttr)(v, fpy.s_dtype);
+    else if (plain)
+        p = fp_ptrreads_take(v); /* a launcher's read that LibEntry's key made */
+    if (plain && (dt || !dtype) && !p)
+        p = fp_data_ptr(v);
+    /* as PyLong_AsUnsignedLongLong, Triton's getPointer's read: an exact
+     * int in [0, 2**64), else it raises */
+    uint64_t bits = 0;
+    int u = 0;
+    int bad = !p || FP_TYPE(p) != fpy.t_long || fp_read_int(p, &bits, &u) || (!u && (int64_t)bits < 0);
+    *ptr = bad ? 0 : bits;
     trlat_py_drop(p);
     if (bad) {
         trlat_py_drop(dt);
@@ -393,10 +401,13 @@ int fp_read_ptrobj(PyObject *v, PyObject **dtype, uint64_t *ptr)
         return FP_R_ARGTYPE;
     }
     if (*ptr && !fp_devptr_known(*ptr)) {
-        PY(Py_DecRef)(dt);
+        trlat_py_drop(dt);
         return FP_R_NOTDEVICE;
     }
-    *dtype = dt;
+    if (dtype)
+        *dtype = dt;
+    else
+        trlat_py_drop(dt);
     return 0;
 }
 

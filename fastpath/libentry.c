@@ -36,6 +36,7 @@
  * Everything runs with the GIL held. */
 #include "fastpath/libentry.h"
 #include "interpose/log.h"
+#include "interpose/python/pyhook.h"
 #include "interpose/tstate.h"
 
 #include <stdatomic.h>
@@ -312,10 +313,21 @@ static struct le *find(PyObject *self)
 static PyObject *instance_current(struct le *E)
 {
     PyObject *d = fp_dict_of(E->self);
-    if (!d || fp_dget(d, le_cls.s_jit) != E->jit || fp_dget(d, le_cls.s_signature) != E->sig ||
-        list_same(fp_dget(d, le_cls.s_spec), E->spec, E->specv, E->nspec) ||
-        list_same(fp_dget(d, le_cls.s_dns), E->dns, E->dnsv, E->ndns) || fp_dget(d, le_cls.s_key) ||
-        fp_dget(d, le_cls.s_run))
+    if (!d)
+        return NULL;
+    /* the dict as last found (its version: CPython 3.11-3.13) holds the
+     * same objects; the lists' items are looked at every time */
+    uint64_t v = fp_dict_version(d);
+    if (!v || d != E->dict || v != E->dict_version) {
+        E->dict = NULL;
+        if (fp_dget(d, le_cls.s_jit) != E->jit || fp_dget(d, le_cls.s_signature) != E->sig ||
+            fp_dget(d, le_cls.s_spec) != E->spec || fp_dget(d, le_cls.s_dns) != E->dns || fp_dget(d, le_cls.s_key) ||
+            fp_dget(d, le_cls.s_run))
+            return NULL;
+        E->dict = d; /* compared, never followed: a new dict at its address has another version */
+        E->dict_version = v;
+    }
+    if (list_same(E->spec, E->spec, E->specv, E->nspec) || list_same(E->dns, E->dns, E->dnsv, E->ndns))
         return NULL;
     return d;
 }
@@ -514,12 +526,27 @@ static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, const struct l
         return NULL;
     }
     fp_le_phase(FP_LE_HOOKS);
-    PyObject *g3 = le_grid_cut(g2);
-    PyObject *k = g3 ? PY(PyObject_GetItem)(P.kernel, g3) : NULL;
+    PyObject *g3 = le_grid_cut(g2), *res = NULL;
+    /* the library's own part ends where run() evaluates kernel[grid], as the
+     * hooked __getitem__ marks it; the runner it would return is served
+     * without being made, or else made and called */
+    struct trlat_tstate *ts = trlat_tls;
+    if (ts && ts->py_lib)
+        trlat_pylib_mark(ts);
+    /* with a tuple grid and no pre-hooks no Python ran since the key read
+     * the pointer objects: the launch takes those reads */
+    fp_ptrreads_arm(FP_TYPE(grid) == fpy.t_tuple && !trlat_py_size(P.hooks));
+    int direct = g3 && fp_compiled_call(P.kernel, g3, P.all, P.n, &res);
+    fp_ptrreads_clear();
+    if (!direct) {
+        PyObject *k = g3 ? PY(PyObject_GetItem)(P.kernel, g3) : NULL;
+        fp_le_phase(FP_LE_GETITEM);
+        res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
+        trlat_py_drop(k);
+    } else {
+        fp_le_phase(FP_LE_GETITEM);
+    }
     trlat_py_drop(g3);
-    fp_le_phase(FP_LE_GETITEM);
-    PyObject *res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
-    trlat_py_drop(k);
     if (!res)
         return NULL; /* raised as run() raises */
     PY(Py_DecRef)(res);
@@ -562,13 +589,17 @@ PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
     struct plan P;
     fp_le_phase(FP_LE_GUARDS);
     if (!grid || le_bind_keywords(E, &c) || !plan(E, d, &c, &P)) {
+        fp_ptrreads_clear(); /* the original reads them again */
         PY(PyErr_Clear)();
         return NULL;
     }
     fp_le_phase(FP_LE_LOOKUP);
     /* held as run()'s locals hold its parts: a grid function may clear the cache */
     PY(Py_IncRef)(P.entry);
+    if (fp_conf.verify)
+        fp_ptrreads_clear(); /* the original reads them again */
     PyObject *r = fp_conf.verify ? verify(orig, args, nargs, kwnames, E, d, grid, &c, &P) : serve(E, d, grid, &c, &P);
     PY(Py_DecRef)(P.entry);
+    fp_ptrreads_clear();
     return r;
 }

@@ -38,6 +38,8 @@ struct le {
     PyObject *kwseen[FP_MAX_KW];
     unsigned nkwseen;
     int8_t kwmap[FP_MAX_ARGS];
+    PyObject *dict;          /* its __dict__ when last found as learnt (never followed) */
+    uint64_t dict_version;   /* and that dict's version then */
     struct fp_le_last *last; /* the entries of its last keys (libentry_last.c) */
     struct fp_le_phases ph;  /* TRLAT_FASTPATH_PHASES */
 };

@@ -21,14 +21,46 @@ static int has(PyObject *v, PyObject *name, PyObject **out)
     return r < 0 ? -1 : r;
 }
 
+/* Whether hasattr(x, "data_ptr") holds for every x of type t: t's
+ * attribute lookup is object's and its MRO's first data_ptr is a function
+ * or a C method descriptor, neither of which sets or fails to bind, so the
+ * lookup finds it or an instance's own value and never raises (a tensor,
+ * FlagGems' StridedBuffer). Kept per type while the types are unchanged. */
+static int always_has_data_ptr(void *t)
+{
+    static struct fp_typeans seen;
+    int a = fp_typeans_get(&seen, t);
+    if (a >= 0 || !fpy.watchers) /* unwatched (3.11): hasattr is asked */
+        return a > 0;
+    a = 0;
+    PyObject *mro =
+        fpy.generic_getattr && PY(PyType_GetSlot)((PyObject *)t, 58 /* Py_tp_getattro */) == fpy.generic_getattr
+            ? fp_getattr((PyObject *)t, fpy.s___mro__)
+            : NULL;
+    for (Py_ssize_t i = 0, n = mro && FP_TYPE(mro) == fpy.t_tuple ? trlat_py_size(mro) : 0; i < n; i++) {
+        PyObject *d = fp_dict_of(PY(PyTuple_GetItem)(mro, i));
+        PyObject *f = d ? fp_dget(d, le_cls.s_data_ptr) : NULL;
+        if (!d || f) {
+            a = f && ((fpy.t_function && FP_TYPE(f) == fpy.t_function) ||
+                      (fpy.t_methdescr && FP_TYPE(f) == fpy.t_methdescr));
+            break;
+        }
+    }
+    trlat_py_drop(mro);
+    PY(PyErr_Clear)();
+    return fp_typeans_put(&seen, t, a);
+}
+
 /* hasattr(v, "data_ptr"): never for the built-in types key() meets most
  * (exact ints, floats, bools, None, strs, tuples), whose attributes no
- * program can add to; else asked. */
+ * program can add to, always for a type that always has it; else asked. */
 static int has_data_ptr(PyObject *v)
 {
     void *t = FP_TYPE(v);
     if (t == fpy.t_long || t == fpy.t_float || t == fpy.t_bool || v == fpy.o_none || t == fpy.t_str || t == fpy.t_tuple)
         return 0;
+    if (always_has_data_ptr(t) > 0)
+        return 1;
     return has(v, le_cls.s_data_ptr, NULL);
 }
 
@@ -121,7 +153,10 @@ static int spec_part(PyObject *v, long div, struct fp_le_part *out)
     PyObject *dt = PY(PyObject_GetAttr)(v, le_cls.s_dtype);
     if (!dt)
         return -1;
-    PyObject *p = fp_data_ptr(v);
+    int own = 0; /* a tensor's reads are the launch's own (fp_read_tensor) */
+    PyObject *p = fp_data_ptr_read(v, fp_is_tensor(v) ? NULL : &own);
+    if (p && !fp_is_tensor(v) && own)
+        fp_ptrreads_keep(v, p);
     uint64_t bits;
     int u;
     if (!p || FP_TYPE(p) != fpy.t_long || fp_read_int(p, &bits, &u) || div <= 0) {

@@ -69,7 +69,10 @@ static int enc(struct fp_le_sig *s, PyObject *o, int depth)
     void *t = FP_TYPE(o);
     if (t == fpy.t_long) {
         int ovf = 0;
-        long long v = PY(PyLong_AsLongLongAndOverflow)(o, &ovf);
+        long long v;
+        if (fp_small_int(o, &v))
+            return put(s, S_INT, (uint64_t)v);
+        v = PY(PyLong_AsLongLongAndOverflow)(o, &ovf);
         if (ovf || (v == -1 && PY(PyErr_Occurred)())) {
             PY(PyErr_Clear)();
             return -1;

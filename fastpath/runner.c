@@ -27,10 +27,15 @@ struct fp_runner {
 
 static PyObject *runner_type, *s_stream, *s_module, *s__run, *s_packed, *s_src;
 static void *t_compiled; /* CompiledKernel, as first seen */
-static PyObject *cls_attrs[3];
+/* the class's methods the closure relies on, and __getitem__: trlat's
+ * hook when resolved (only the hook's getitem resolves), which a C caller
+ * of the runner's serve (fp_compiled_call) stands in for */
+#define CLS_N 4
+static PyObject *cls_attrs[CLS_N];
 static uint64_t cls_epoch;
-static const char *const cls_names[3] = {"_init_handles", "launch_metadata", "run"};
-static PyObject *cls_names_obj[3]; /* the same, interned */
+static const char *const cls_names[CLS_N] = {"_init_handles", "launch_metadata", "run", "__getitem__"};
+static PyObject *cls_names_obj[CLS_N]; /* the same, interned */
+static int resolved;                   /* 0 unresolved, 1 usable, -1 never */
 
 static struct fp_pool pool; /* freed runners (keep.h) */
 
@@ -190,7 +195,7 @@ static int class_current(void)
 {
     if (fpy.watchers && cls_epoch == fpy.epoch)
         return 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < CLS_N; i++) {
         PyObject *v = PY(PyObject_GetAttrString)((PyObject *)t_compiled, cls_names[i]);
         PY(PyErr_Clear)();
         trlat_py_drop(v); /* compared by identity: the class holds the first */
@@ -203,12 +208,11 @@ static int class_current(void)
 
 static int resolve(PyObject *compiled)
 {
-    static int state; /* 0 unresolved, 1 usable, -1 never */
-    if (state)
-        return state;
-    state = -1;
+    if (resolved)
+        return resolved;
+    resolved = -1;
     if (!PY(PyType_FromSpec) || !PY(PyType_GenericAlloc) || !PY(PyObject_Free) || !PY(PyVectorcall_Call))
-        return state;
+        return resolved;
     static struct py_member members[] = {
         {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_runner, b.vectorcall), PY_READONLY, NULL},
         {NULL, 0, 0, 0, NULL}};
@@ -228,17 +232,17 @@ static int resolve(PyObject *compiled)
     runner_type = PY(PyType_FromSpec)(&spec);
     t_compiled = FP_TYPE(compiled);
     int ok = runner_type && s_stream && s_module && s__run && s_packed && s_src;
-    for (int i = 0; ok && i < 3; i++)
+    for (int i = 0; ok && i < CLS_N; i++)
         ok = (cls_names_obj[i] = PY(PyUnicode_InternFromString)(cls_names[i])) != NULL;
-    for (int i = 0; ok && i < 3; i++)
+    for (int i = 0; ok && i < CLS_N; i++)
         ok = (cls_attrs[i] = PY(PyObject_GetAttrString)((PyObject *)t_compiled, cls_names[i])) != NULL;
     PY(PyErr_Clear)();
     if (ok) {
         fp_watch_type((PyObject *)t_compiled);
         cls_epoch = fpy.epoch;
-        state = 1;
+        resolved = 1;
     }
-    return state;
+    return resolved;
 }
 
 /* Runners kept for held tuple grids (keep.h). */
@@ -268,4 +272,25 @@ PyObject *fp_compiled_getitem(PyObject *orig, PyObject *compiled, PyObject *grid
     if (keep)
         fp_keep_add(&kept, &r->b);
     return (PyObject *)r;
+}
+
+/* compiled[grid](*args) for the fast path's own LibEntry.run (libentry.c),
+ * served as the runner the hooked __getitem__ would return serves it,
+ * without making one: once a runner was made (the class resolved through
+ * the hook, which is still its __getitem__), and inside the thread's timed
+ * call or with profiling paused, where the runner opens no call of its
+ * own. 1 served (*res: None, or NULL with an error set), 0 when
+ * compiled[grid] must be evaluated. */
+int fp_compiled_call(PyObject *compiled, PyObject *grid, PyObject *const *args, Py_ssize_t nargs, PyObject **res)
+{
+    const struct trlat_tstate *ts = trlat_tls;
+    if (resolved <= 0 || !__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || fpy.ready <= 0 || fp_conf.verify ||
+        FP_TYPE(compiled) != t_compiled || !ts || (!ts->py_t0 && !(ts->slow & TRLAT_SLOW_PAUSED)) || class_current())
+        return 0;
+    unsigned g[3];
+    uint64_t stream;
+    struct kcache *k;
+    if (fp_knobs_check() || grid_of(grid, g) || !(k = kernel_parts(compiled)) || stream_of(NULL, &stream))
+        return 0;
+    return fp_launcher_serve(k->launcher, g, stream, k->function, k->packed, args, nargs, res);
 }

@@ -339,11 +339,9 @@ static int read_ptr(struct scall *sc, PyObject *v, struct fp_want *w, uint8_t *t
         w->val = bits;
         *tag = 3;
     } else {
-        PyObject *dtype;
-        int r = fp_read_ptrobj(v, &dtype, &w->val);
+        int r = fp_read_ptrobj(v, NULL, &w->val);
         if (r)
             return r;
-        PY(Py_DecRef)(dtype);
         *tag = 4;
     }
     return 0;

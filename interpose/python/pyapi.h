@@ -183,6 +183,7 @@ struct py_member {
     X(0, int, PyType_IsSubtype, (PyObject *, PyObject *))                                                  \
     X(0, int, _PyObject_GetMethod, (PyObject *, PyObject *, PyObject **)) /* 3.7+, exported */             \
     X(0, PyObject **, _PyObject_GetDictPtr, (PyObject *))                 /* exported; NULL: no dict */    \
+    X(0, PyObject *, _PyType_Lookup, (PyObject *, PyObject *))            /* exported; borrowed */         \
     X(0, unsigned long, PyType_GetFlags, (PyObject *))                                                     \
     X(0, PyObject *, PyFunction_GetGlobals, (PyObject *))              /* borrowed */                      \
     X(0, PyObject *, PyFunction_GetClosure, (PyObject *))              /* borrowed; NULL when none */      \

@@ -1174,6 +1174,65 @@ def libentry():
     print("libentry done")
 
 
+def libentry_reads():
+    """LibEntry's key reads of StridedBuffer-like objects, taken again by
+    the launch of the same call only where no Python ran between
+    (fastpath/getter.c): a tuple grid (taken), a grid function and a launch
+    pre-hook that move a buffer (the launch has the new pointer), and
+    attributes behind properties, read as often as without trlat."""
+    from flag_gems.utils.libentry import LibEntry
+    add = LibEntry(add_kernel)
+    x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
+    reads = {"_data_ptr": 0, "dtype": 0}
+
+    class CountPtr:  # data_ptr() returns a property
+        def __init__(self, t):
+            self._t, self.dtype = t, t.dtype
+
+        @property
+        def _data_ptr(self):
+            reads["_data_ptr"] += 1
+            return self._t.data_ptr()
+
+        def data_ptr(self):
+            return self._data_ptr
+
+    class CountDtype:  # dtype a property
+        def __init__(self, t):
+            self._t, self._data_ptr = t, t.data_ptr()
+
+        @property
+        def dtype(self):
+            reads["dtype"] += 1
+            return self._t.dtype
+
+        def data_ptr(self):
+            return self._data_ptr
+
+    for rep in range(N):
+        add[(1, )](Strided(x, 16 * (rep % 2)), Strided(y), out, 64, BLOCK=64)
+        b = Strided(x)
+
+        def move(meta, b=b, rep=rep):  # after the key read it, before the launch does
+            b._data_ptr = x.data_ptr() + 64 * (1 + rep % 2)
+            return (1, )
+
+        add[move](b, Strided(y), out, 64, BLOCK=64)
+        add[(1, )](CountPtr(x), CountDtype(y), out, 64, BLOCK=64)
+    cache = add.kernel_cache[0]
+    k = next(iter(cache))
+    kern, c, t, h, _ = cache[k]
+
+    def hook(nargs):
+        nargs["x"]._data_ptr = x.data_ptr() + 128
+
+    cache[k] = (kern, c, t, h, ((hook, {}), ))
+    for _ in range(2):
+        add[(1, )](Strided(x), Strided(y), out, 64, BLOCK=64)
+    print("reads", sorted(reads.items()), file=sys.stderr)
+    print("libentry_reads done")
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

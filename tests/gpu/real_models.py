@@ -138,7 +138,7 @@ def ab_print():
             # path: us a step with and without it, of it the library's, the
             # calls and misses a step with it, and the calls under 1 ms
             # with and without it
-            top = sorted(ab_kern[0], key=lambda n: -ab_kern[0][n][0])[:10]
+            top = sorted(ab_kern[0], key=lambda n: -ab_kern[0][n][0])[:int(os.environ.get("REAL_AB_TOP", "10"))]
             for n in top:
                 on, off = ab_kern[1].get(n, [0, 0, 0, 0, 0]), ab_kern[0][n]
                 ps = lambda x, arm: x / ab_host[arm][1]  # noqa: E731

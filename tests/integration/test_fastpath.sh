@@ -245,6 +245,22 @@ PY
     expect "py$v LibEntry not the reference: none served, said why" \
         "$(grep -c 'served in C$' "$WORK/lepat.err"):$(grep -c 'never served above its compiled.grid. call: it is not the one' "$WORK/lepat.err")" "0:1"
 
+    # the launch of a served LibEntry call takes the data_ptr() its key read
+    # from a StridedBuffer-like object's own attribute where no Python ran
+    # between (a tuple grid, no pre-hooks: 5 calls x 2 objects, and 6 whose
+    # other object's _data_ptr is a property), never past a grid function
+    # or a pre-hook that moves a buffer; properties are read as often as
+    # without trlat (verify reads each twice: the model's and the original's)
+    run lroff 0 libentry_reads 6
+    run lron 1 libentry_reads 6 TRLAT_FASTPATH_DEBUG=1
+    run lrver verify libentry_reads 6
+    same "py$v LibEntry's key reads taken by its launch" lroff lron
+    same "py$v LibEntry's key reads, verify" lroff lrver
+    expect "py$v LibEntry's key reads: as many property reads as without trlat" \
+        "$(grep '^reads' "$WORK/lron.err")" "$(grep '^reads' "$WORK/lroff.err")"
+    expect "py$v LibEntry's key reads: taken where nothing ran between" \
+        "$(grep -o '[0-9]* data_ptr() reads of the key taken by the launch' "$WORK/lron.err")" "16 data_ptr() reads of the key taken by the launch"
+
     # call sites: the same file:line whether Triton's path or a replay
     # reports the launch, also for launches from functions whose frames are
     # new on every call (read from the running interpreter frame on 3.12

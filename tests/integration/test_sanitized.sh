@@ -78,6 +78,16 @@ if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/ge
 else
     fail "ASan+UBSan: data_ptr getters" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/ge" | tr '\n' ' ')"
 fi
+# LibEntry's key reads taken by its launch (fastpath/getter.c)
+TRLAT_FASTPATH=0 python3 "$PROG" libentry_reads 6 >"$WORK/rplain.out" 2>/dev/null
+TRLAT_FASTPATH=1 TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-rfp.json" \
+    LD_PRELOAD="$ASAN $SAN" python3 "$PROG" libentry_reads 6 >"$WORK/o" 2>"$WORK/re"; rc=$?
+if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/re" && cmp -s "$WORK/o" "$WORK/rplain.out" &&
+    grep -q '16 data_ptr() reads of the key taken' "$WORK/re"; then
+    ok "ASan+UBSan: LibEntry's key reads taken by its launch"
+else
+    fail "ASan+UBSan: LibEntry's key reads taken by its launch" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY|reads of the key' "$WORK/re" | tr '\n' ' ')"
+fi
 expect "ASan+UBSan: LibEntry in C, calls served" "$(grep -o '[0-9]* calls of FlagGems' "$WORK/le-1")" "65 calls of FlagGems"
 n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
 expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes
