@@ -21,45 +21,44 @@ static int has(PyObject *v, PyObject *name, PyObject **out)
     return r < 0 ? -1 : r;
 }
 
+/* The built-in types key() meets most (exact ints, floats, bools, None,
+ * strs, tuples), to which no program can add an attribute or give
+ * another name. */
+static int builtin_scalar(PyObject *v)
+{
+    void *t = FP_TYPE(v);
+    return t == fpy.t_long || t == fpy.t_float || t == fpy.t_bool || v == fpy.o_none || t == fpy.t_str ||
+           t == fpy.t_tuple;
+}
+
 /* Whether hasattr(x, "data_ptr") holds for every x of type t: t's
  * attribute lookup is object's and its MRO's first data_ptr is a function
  * or a C method descriptor, neither of which sets or fails to bind, so the
  * lookup finds it or an instance's own value and never raises (a tensor,
- * FlagGems' StridedBuffer). Kept per type while the types are unchanged. */
+ * FlagGems' StridedBuffer). Kept per type while the types are unchanged
+ * (3.12+; looked up on every call without type watchers). */
 static int always_has_data_ptr(void *t)
 {
     static struct fp_typeans seen;
     int a = fp_typeans_get(&seen, t);
-    if (a >= 0 || !fpy.watchers) /* unwatched (3.11): hasattr is asked */
-        return a > 0;
-    a = 0;
-    PyObject *mro =
-        fpy.generic_getattr && PY(PyType_GetSlot)((PyObject *)t, 58 /* Py_tp_getattro */) == fpy.generic_getattr
-            ? fp_getattr((PyObject *)t, fpy.s___mro__)
-            : NULL;
-    for (Py_ssize_t i = 0, n = mro && FP_TYPE(mro) == fpy.t_tuple ? trlat_py_size(mro) : 0; i < n; i++) {
-        PyObject *d = fp_dict_of(PY(PyTuple_GetItem)(mro, i));
-        PyObject *f = d ? fp_dget(d, le_cls.s_data_ptr) : NULL;
-        if (!d || f) {
-            a = f && ((fpy.t_function && FP_TYPE(f) == fpy.t_function) ||
-                      (fpy.t_methdescr && FP_TYPE(f) == fpy.t_methdescr));
-            break;
-        }
-    }
-    trlat_py_drop(mro);
-    PY(PyErr_Clear)();
+    if (a >= 0)
+        return a;
+    /* the MRO's first data_ptr (borrowed) */
+    PyObject *f = PY(_PyType_Lookup) && fpy.generic_getattr &&
+                          PY(PyType_GetSlot)((PyObject *)t, 58 /* Py_tp_getattro */) == fpy.generic_getattr
+                      ? PY(_PyType_Lookup)((PyObject *)t, le_cls.s_data_ptr)
+                      : NULL;
+    a = f && ((fpy.t_function && FP_TYPE(f) == fpy.t_function) || (fpy.t_methdescr && FP_TYPE(f) == fpy.t_methdescr));
     return fp_typeans_put(&seen, t, a);
 }
 
-/* hasattr(v, "data_ptr"): never for the built-in types key() meets most
- * (exact ints, floats, bools, None, strs, tuples), whose attributes no
- * program can add to, always for a type that always has it; else asked. */
+/* hasattr(v, "data_ptr"): never for those built-in types, always for a
+ * type that always has it; else asked. */
 static int has_data_ptr(PyObject *v)
 {
-    void *t = FP_TYPE(v);
-    if (t == fpy.t_long || t == fpy.t_float || t == fpy.t_bool || v == fpy.o_none || t == fpy.t_str || t == fpy.t_tuple)
+    if (builtin_scalar(v))
         return 0;
-    if (always_has_data_ptr(t) > 0)
+    if (always_has_data_ptr(FP_TYPE(v)) > 0)
         return 1;
     return has(v, le_cls.s_data_ptr, NULL);
 }
@@ -115,7 +114,7 @@ static int is_td_type(void *t)
 
 static PyObject *hashable(PyObject *v)
 {
-    if (!is_td_type(FP_TYPE(v))) {
+    if (builtin_scalar(v) || !is_td_type(FP_TYPE(v))) {
         PY(Py_IncRef)(v);
         return v;
     }
