@@ -18,7 +18,8 @@ in each arm, the profile's figure for what the fast path removes, and of
 it the part a library's own KernelInterface.run took before Triton's
 (py_library_ns: FlagGems' LibEntry.run), AB_LIB_US, and AB_STEADY_US the
 same over calls under 1 ms (no first-call compiles or library tuning)
-(REAL_AB_HOST=0: no flushes, no AB_HOST_US). With REAL_AB_SWITCH=profiling
+(REAL_AB_HOST=0: no flushes, no AB_HOST_US); AB_KERNEL lines give the
+kernels with the most of it without the fast path (REAL_AB_TOP, 10). With REAL_AB_SWITCH=profiling
 the arms switch profiling instead (trlat_api_profiling: recording paused
 and resumed, the fast path as configured) and AB_US gives the step
 recorded and paused: what profiling costs, in this one process.""" 
