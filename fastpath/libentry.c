@@ -536,6 +536,7 @@ static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, const struct l
     /* with a tuple grid and no pre-hooks no Python ran since the key read
      * the pointer objects: the launch takes those reads */
     fp_ptrreads_arm(FP_TYPE(grid) == fpy.t_tuple && !trlat_py_size(P.hooks));
+    fp_le_phase(FP_LE_GETITEM); /* no runner made: the launch's from here */
     int direct = g3 && fp_compiled_call(P.kernel, g3, P.all, P.n, &res);
     fp_ptrreads_clear();
     if (!direct) {
@@ -543,8 +544,6 @@ static PyObject *serve(struct le *E, PyObject *d, PyObject *grid, const struct l
         fp_le_phase(FP_LE_GETITEM);
         res = k ? PY(PyObject_Vectorcall)(k, P.all, P.n, NULL) : NULL;
         trlat_py_drop(k);
-    } else {
-        fp_le_phase(FP_LE_GETITEM);
     }
     trlat_py_drop(g3);
     if (!res)

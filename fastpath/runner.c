@@ -29,10 +29,11 @@ static PyObject *runner_type, *s_stream, *s_module, *s__run, *s_packed, *s_src;
 static void *t_compiled; /* CompiledKernel, as first seen */
 /* the class's methods the closure relies on, and __getitem__: trlat's
  * hook when resolved (only the hook's getitem resolves), which a C caller
- * of the runner's serve (fp_compiled_call) stands in for */
+ * of the runner's serve (fp_compiled_call) stands in for; each checked
+ * again when a watched type or dict changed */
 #define CLS_N 4
 static PyObject *cls_attrs[CLS_N];
-static uint64_t cls_epoch;
+static uint64_t cls_epoch, getitem_epoch;
 static const char *const cls_names[CLS_N] = {"_init_handles", "launch_metadata", "run", "__getitem__"};
 static PyObject *cls_names_obj[CLS_N]; /* the same, interned */
 static int resolved;                   /* 0 unresolved, 1 usable, -1 never */
@@ -190,19 +191,38 @@ static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargs
     return served ? res : via_closure(r, args, nargsf, kwnames);
 }
 
-/* The class's methods the closure relies on, as first seen: 0 when still so. */
-static int class_current(void)
+/* The class's attributes [from, to) as first seen: 0 when still so. */
+static int attrs_current(int from, int to)
 {
-    if (fpy.watchers && cls_epoch == fpy.epoch)
-        return 0;
-    for (int i = 0; i < CLS_N; i++) {
+    for (int i = from; i < to; i++) {
         PyObject *v = PY(PyObject_GetAttrString)((PyObject *)t_compiled, cls_names[i]);
         PY(PyErr_Clear)();
         trlat_py_drop(v); /* compared by identity: the class holds the first */
         if (!v || v != cls_attrs[i])
             return -1;
     }
+    return 0;
+}
+
+/* The class's methods the closure relies on, as first seen: 0 when still so. */
+static int class_current(void)
+{
+    if (fpy.watchers && cls_epoch == fpy.epoch)
+        return 0;
+    if (attrs_current(0, CLS_N - 1))
+        return -1;
     cls_epoch = fpy.epoch;
+    return 0;
+}
+
+/* And its __getitem__ still the hook that resolved it. */
+static int getitem_current(void)
+{
+    if (fpy.watchers && getitem_epoch == fpy.epoch)
+        return 0;
+    if (attrs_current(CLS_N - 1, CLS_N))
+        return -1;
+    getitem_epoch = fpy.epoch;
     return 0;
 }
 
@@ -239,7 +259,7 @@ static int resolve(PyObject *compiled)
     PY(PyErr_Clear)();
     if (ok) {
         fp_watch_type((PyObject *)t_compiled);
-        cls_epoch = fpy.epoch;
+        cls_epoch = getitem_epoch = fpy.epoch;
         resolved = 1;
     }
     return resolved;
@@ -285,7 +305,8 @@ int fp_compiled_call(PyObject *compiled, PyObject *grid, PyObject *const *args, 
 {
     const struct trlat_tstate *ts = trlat_tls;
     if (resolved <= 0 || !__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || fpy.ready <= 0 || fp_conf.verify ||
-        FP_TYPE(compiled) != t_compiled || !ts || (!ts->py_t0 && !(ts->slow & TRLAT_SLOW_PAUSED)) || class_current())
+        FP_TYPE(compiled) != t_compiled || !ts || (!ts->py_t0 && !(ts->slow & TRLAT_SLOW_PAUSED)) || class_current() ||
+        getitem_current())
         return 0;
     unsigned g[3];
     uint64_t stream;

@@ -1229,6 +1229,21 @@ def libentry_reads():
     cache[k] = (kern, c, t, h, ((hook, {}), ))
     for _ in range(2):
         add[(1, )](Strided(x), Strided(y), out, 64, BLOCK=64)
+    cache[k] = (kern, c, t, h, ())
+    # CompiledKernel.__getitem__ wrapped by the program: run()'s
+    # kernel[grid] goes through the wrapper, served or not
+    from triton.compiler.compiler import CompiledKernel
+    inner, wrapped = CompiledKernel.__getitem__, []
+
+    def getitem(self, grid):
+        wrapped.append(grid)
+        return inner(self, grid)
+
+    CompiledKernel.__getitem__ = getitem
+    for _ in range(3):
+        add[(1, )](Strided(x), Strided(y), out, 64, BLOCK=64)
+    CompiledKernel.__getitem__ = inner
+    print("wrapped __getitem__ called", len(wrapped))
     print("reads", sorted(reads.items()), file=sys.stderr)
     print("libentry_reads done")
 

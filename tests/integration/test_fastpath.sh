@@ -250,7 +250,8 @@ PY
     # between (a tuple grid, no pre-hooks: 5 calls x 2 objects, and 6 whose
     # other object's _data_ptr is a property), never past a grid function
     # or a pre-hook that moves a buffer; properties are read as often as
-    # without trlat (verify reads each twice: the model's and the original's)
+    # without trlat (verify reads each twice: the model's and the original's);
+    # a CompiledKernel.__getitem__ the program wrapped is called as often
     run lroff 0 libentry_reads 6
     run lron 1 libentry_reads 6 TRLAT_FASTPATH_DEBUG=1
     run lrver verify libentry_reads 6
