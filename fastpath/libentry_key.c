@@ -154,7 +154,7 @@ static int spec_part(PyObject *v, long div, struct fp_le_part *out)
         return -1;
     int own = 0; /* a tensor's reads are the launch's own (fp_read_tensor) */
     PyObject *p = fp_data_ptr_read(v, fp_is_tensor(v) ? NULL : &own);
-    if (p && !fp_is_tensor(v) && own)
+    if (p && own)
         fp_ptrreads_keep(v, p);
     uint64_t bits;
     int u;
