@@ -68,26 +68,23 @@ for fp in 1 verify; do
         fail "ASan+UBSan: LibEntry in C ($fp)" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/le-$fp" | tr '\n' ' ')"
     fi
 done
-# data_ptr() methods read as their attribute (fastpath/getter.c)
-TRLAT_FASTPATH=0 python3 "$PROG" getters 6 >"$WORK/gplain.out" 2>/dev/null
-TRLAT_FASTPATH=1 TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-gfp.json" \
-    LD_PRELOAD="$ASAN $SAN" python3 "$PROG" getters 6 >"$WORK/o" 2>"$WORK/ge"; rc=$?
-if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/ge" && cmp -s "$WORK/o" "$WORK/gplain.out" &&
-    grep -q 'data_ptr read as the attribute' "$WORK/ge"; then
-    ok "ASan+UBSan: data_ptr getters"
-else
-    fail "ASan+UBSan: data_ptr getters" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY' "$WORK/ge" | tr '\n' ' ')"
-fi
-# LibEntry's key reads taken by its launch (fastpath/getter.c)
-TRLAT_FASTPATH=0 python3 "$PROG" libentry_reads 6 >"$WORK/rplain.out" 2>/dev/null
-TRLAT_FASTPATH=1 TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-rfp.json" \
-    LD_PRELOAD="$ASAN $SAN" python3 "$PROG" libentry_reads 6 >"$WORK/o" 2>"$WORK/re"; rc=$?
-if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/re" && cmp -s "$WORK/o" "$WORK/rplain.out" &&
-    grep -q '16 data_ptr() reads of the key taken' "$WORK/re"; then
-    ok "ASan+UBSan: LibEntry's key reads taken by its launch"
-else
-    fail "ASan+UBSan: LibEntry's key reads taken by its launch" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY|reads of the key' "$WORK/re" | tr '\n' ' ')"
-fi
+# One prog.py workload under the sanitizers with the fast path on: it runs
+# clean, prints what it prints without trlat, and its debug lines say WANT.
+san_workload() { # NAME MODE TAG WANT
+    TRLAT_FASTPATH=0 python3 "$PROG" "$2" 6 >"$WORK/$3plain.out" 2>/dev/null
+    TRLAT_FASTPATH=1 TRLAT_FASTPATH_DEBUG=1 TRLAT_OUTPUT="$WORK/san-$3fp.json" \
+        LD_PRELOAD="$ASAN $SAN" python3 "$PROG" "$2" 6 >"$WORK/o" 2>"$WORK/$3e"; rc=$?
+    if [ $rc -eq 0 ] && ! grep -qE 'ERROR: AddressSanitizer|runtime error' "$WORK/$3e" &&
+        cmp -s "$WORK/o" "$WORK/$3plain.out" && grep -qF "$4" "$WORK/$3e"; then
+        ok "ASan+UBSan: $1"
+    else
+        fail "ASan+UBSan: $1" "exit $rc: $(grep -m3 -E 'ERROR|runtime error|SUMMARY|fast path' "$WORK/$3e" | tr '\n' ' ')"
+    fi
+}
+# data_ptr() methods read as their attribute, and LibEntry's key reads
+# taken by its launch (fastpath/getter.c)
+san_workload "data_ptr getters" getters g 'data_ptr read as the attribute'
+san_workload "LibEntry's key reads taken by its launch" libentry_reads r '16 data_ptr() reads of the key taken'
 expect "ASan+UBSan: LibEntry in C, calls served" "$(grep -o '[0-9]* calls of FlagGems' "$WORK/le-1")" "65 calls of FlagGems"
 n=$(python3 -c "import json,glob; print(sum(json.load(open(f))['totals']['launches'] for f in glob.glob('$WORK/san-*.json')))")
 expect "ASan+UBSan: reports written and parsable" "$([ "$n" -gt 0 ] && echo yes)" yes
