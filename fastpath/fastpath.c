@@ -104,12 +104,13 @@ static void say_found(void)
     if (fp_found_launcher)
         trlat_log_debug("fast path: %llu hits were compiled kernels' launches (the launcher memo)",
                         (unsigned long long)fp_found_launcher);
-    if (fp_found_libentry)
+    if (fp_found_libentry || fp_found_libentry_first)
         trlat_log_debug("fast path: %llu calls of FlagGems' LibEntry.run were served in C (%llu with the grid its "
                         "grid function's program computed; %llu entries found as one of the last keys; %llu "
-                        "data_ptr() reads of the key taken by the launch)",
+                        "data_ptr() reads of the key taken by the launch), and %llu of its first-call paths",
                         (unsigned long long)fp_found_libentry, (unsigned long long)fp_found_libentry_gprog,
-                        (unsigned long long)fp_found_libentry_last, (unsigned long long)fp_found_ptrreads);
+                        (unsigned long long)fp_found_libentry_last, (unsigned long long)fp_found_ptrreads,
+                        (unsigned long long)fp_found_libentry_first);
     if (hits)
         trlat_log_debug("fast path: %llu of %llu hits took one of their kernel's last %d hits' entries (no key built)",
                         (unsigned long long)last, (unsigned long long)hits, FP_LAST_N);
@@ -574,7 +575,7 @@ static void after_fork_child(void)
     fp_prekey_tls = NULL;
     fp_stats_reset();
     found_keyed = fp_found_launcher = fp_found_libentry = fp_found_libentry_gprog = fp_found_libentry_last =
-        fp_found_ptrreads = 0;
+        fp_found_libentry_first = fp_found_ptrreads = 0;
 }
 
 static const struct trlat_module module = {.name = "fastpath",

@@ -604,7 +604,8 @@ PyObject *fp_le_last_find(const struct fp_le_last *m, const struct fp_le_sig *s,
 /* Stores what cache gave for s (cache watched from now on). */
 void fp_le_last_store(struct fp_le_last **m, const struct fp_le_sig *s, PyObject *cache, PyObject *entry);
 void fp_libentry_check(PyObject *launcher, const unsigned g[3], PyObject *const *kargs, Py_ssize_t nk);
-extern uint64_t fp_found_libentry, fp_found_libentry_gprog, fp_found_libentry_last, fp_found_ptrreads;
+extern uint64_t fp_found_libentry, fp_found_libentry_gprog, fp_found_libentry_last, fp_found_libentry_first,
+    fp_found_ptrreads;
 
 /* ---- trlat's share files run (sharepy.c): 0, -1 unreadable, -2 did not load ---- */
 int fp_share_load(const char *file, const char *modname, const char *const *names, PyObject **fns, unsigned n,

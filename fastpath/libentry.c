@@ -12,8 +12,9 @@
  *     (torch.cuda's read through its builtin, plan() says why), or the
  *     entry one of its last keys found while that dict has not changed
  *     (libentry_last.c);
- *   - not there: the original runs (its first-call path), nothing having
- *     run but those reads;
+ *   - not there: its first-call path, served in C for a LibEntry around a
+ *     plain JITFunction (libentry_first.c), else the original runs,
+ *     nothing having run but those reads;
  *   - the launch arguments by signature from the call, the tuned and
  *     heuristic constexprs and the constexprs (one missing: the original
  *     runs, and raises as it does);
@@ -90,7 +91,14 @@ static int intern_all(void)
              {&le_cls.s_block_shape, "block_shape"},
              {&le_cls.s_padding, "padding"},
              {&le_cls.s__run, "_run"},
-             {&le_cls.s_builtins, "__builtins__"}};
+             {&le_cls.s_builtins, "__builtins__"},
+             {&le_cls.s_fn, "fn"},
+             {&le_cls.s_lock, "lock"},
+             {&le_cls.s_triton, "triton"},
+             {&le_cls.s_jitcls, "JITFunction"},
+             {&le_cls.s_enter, "__enter__"},
+             {&le_cls.s_exit, "__exit__"},
+             {&le_cls.s_module, "__module__"}};
     for (size_t i = 0; i < sizeof n / sizeof *n; i++)
         if (!(*n[i].p = PY(PyUnicode_InternFromString)(n[i].s)))
             return 0;
@@ -377,6 +385,7 @@ static void verify_done(PyObject *result)
  * path modelled (the original runs). */
 struct plan {
     PyObject *entry, *kernel, *constexprs, *tune, *heur, *hooks;
+    PyObject *cache, *key; /* held where the key was not in the cache: run()'s first-call path */
     PyObject *all[FP_MAX_ARGS];
     unsigned n;
 };
@@ -440,10 +449,15 @@ static int plan(struct le *E, PyObject *d, const struct lcall *c, struct plan *P
     if (!P->entry) {
         PyObject *key = le_key_tuple(parts, np);
         P->entry = key ? PY(PyDict_GetItemWithError)(cache, key) : NULL;
-        trlat_py_drop(key);
-        PY(PyErr_Clear)();
         if (P->entry && memo)
             fp_le_last_store(&E->last, &sig, cache, P->entry);
+        if (!P->entry && key && !PY(PyErr_Occurred)()) {
+            P->cache = fp_hold(cache);
+            P->key = key;
+            key = NULL;
+        }
+        trlat_py_drop(key);
+        PY(PyErr_Clear)();
     }
     le_parts_drop(parts, np);
     PyObject *e = P->entry;
@@ -585,12 +599,19 @@ PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
         if (PY(PyTuple_GetItem)(kwnames, i) == le_cls.s_grid ||
             !PY(PyUnicode_CompareWithASCIIString)(PY(PyTuple_GetItem)(kwnames, i), "grid"))
             grid = c.kwv[i];
-    struct plan P;
+    struct plan P = {0};
     fp_le_phase(FP_LE_GUARDS);
     if (!grid || le_bind_keywords(E, &c) || !plan(E, d, &c, &P)) {
         fp_ptrreads_clear(); /* the original reads them again */
         PY(PyErr_Clear)();
-        return NULL;
+        PyObject *r = NULL;
+        if (P.key) {
+            r = fp_conf.verify ? le_first_verify(E, d, orig, args, nargs, kwnames, P.cache, P.key)
+                               : le_first_call(E, d, args, nargs, kwnames, P.cache, P.key);
+            PY(Py_DecRef)(P.key);
+            PY(Py_DecRef)(P.cache);
+        }
+        return r;
     }
     fp_le_phase(FP_LE_LOOKUP);
     /* held as run()'s locals hold its parts: a grid function may clear the cache */

@@ -22,7 +22,8 @@ struct le_cls {
     int (*lookup)(PyObject *, PyObject *, PyObject **); /* hasattr's own lookup */
     PyObject *s_grid, *s_key, *s_run, *s_dtype, *s_data_ptr, *s_current_device, *s_kernel_cache, *s_signature, *s_jit,
         *s_spec, *s_dns, *s_div, *s_arg_names, *s_major, *s_minor, *s_devfn, *s_inspect, *s_odict, *s__empty, *s_i32,
-        *s_u64, *s_i64, *s_td, *s_shape, *s_strides, *s_block_shape, *s_padding, *s__run, *s_builtins;
+        *s_u64, *s_i64, *s_td, *s_shape, *s_strides, *s_block_shape, *s_padding, *s__run, *s_builtins, *s_fn, *s_lock,
+        *s_triton, *s_jitcls, *s_enter, *s_exit, *s_module;
 };
 extern struct le_cls le_cls;
 
@@ -33,6 +34,7 @@ struct le {
     PyObject *specv[FP_MAX_ARGS], *dnsv[FP_MAX_ARGS]; /* the lists' items as learnt (held) */
     uint8_t kind[FP_MAX_ARGS];                        /* a positional argument: 0 spec, 1 dns, 2 constexpr */
     const char *bad;                                  /* why never served (NULL: served) */
+    const char *first_bad;                            /* why its first-call path is never served (libentry_first.c) */
     /* the keywords of the last call (held: the same objects, the same
      * strings) and the parameter each names (an index into them, -1 none) */
     PyObject *kwseen[FP_MAX_KW];
@@ -82,5 +84,18 @@ PyObject *le_grid_plus(const struct le *E, PyObject *d, PyObject *grid, const st
 PyObject *le_grid_cut(PyObject *g2);
 /* Each launch pre-hook called as run() calls it; -1 when one raised. */
 int le_pre_hooks(PyObject *d, PyObject *hooks, const struct lcall *c);
+
+/* ---- run()'s first-call path (libentry_first.c) ---- */
+/* run()'s first-call path for the call's key, which cache lacks (both
+ * held by the caller): the call's result, or NULL with the error it
+ * raised; NULL without one when not served, nothing having run. */
+PyObject *le_first_call(struct le *E, PyObject *d, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                        PyObject *cache, PyObject *key);
+/* Verify mode: the original run(self, *args, **kwargs) for such a call,
+ * its result returned, and the entry it stored checked against the one
+ * le_first_call would have stored (else that LibEntry's first calls run
+ * the original from then on); NULL without an error when not served. */
+PyObject *le_first_verify(struct le *E, PyObject *d, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames, PyObject *cache, PyObject *key);
 
 #endif

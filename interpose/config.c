@@ -40,7 +40,7 @@ static const struct choice fp_gil_choices[] = {
     {"release", TRLAT_FP_GIL_RELEASE}, {"keep", TRLAT_FP_GIL_KEEP}, {NULL, 0}};
 static const struct choice fp_tensor_choices[] = {
     {"fields", TRLAT_FP_TENSORS_FIELDS}, {"getters", TRLAT_FP_TENSORS_GETTERS}, {NULL, 0}};
-/* skew: tests only (a wrong grid program for verify mode to find) */
+/* skew: tests only (a wrong grid program, a LibEntry first call's constexprs one short: for verify mode to find) */
 static const struct choice fp_grid_choices[] = {
     {"eval", TRLAT_FP_GRID_EVAL}, {"call", TRLAT_FP_GRID_CALL}, {"skew", TRLAT_FP_GRID_SKEW}, {NULL, 0}};
 

@@ -129,6 +129,7 @@ struct py_member {
     X(1, void, PyErr_Clear, (void))                                                                        \
     X(1, void, PyErr_Fetch, (PyObject **, PyObject **, PyObject **))                                       \
     X(1, void, PyErr_Restore, (PyObject *, PyObject *, PyObject *))                                        \
+    X(0, void, PyErr_NormalizeException, (PyObject **, PyObject **, PyObject **))                          \
     X(1, void, PyErr_SetString, (PyObject *, const char *))                                                \
     /* frames (3.9+: PyFrame_GetCode/GetBack return new references) */                                     \
     X(1, PyObject *, PyFrame_GetBack, (PyObject *))                                                        \

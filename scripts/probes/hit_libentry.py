@@ -5,8 +5,10 @@
 # same launch as compiled[grid](...), `jit` as the bare kernel[grid](...);
 # `strided` LibEntry.run of a kernel that takes three StridedBuffer-like
 # objects and five ints (FlagGems' pointwise kernels), `hook` the add
-# kernel's LibEntry with a launch pre-hook on its entry (FlagGems' mm).
-#   LD_PRELOAD=build/libtrlat.so TRLAT_FASTPATH=1 python3 scripts/probes/hit_libentry.py N [libentry|compiled|jit|strided|hook]
+# kernel's LibEntry with a launch pre-hook on its entry (FlagGems' mm),
+# `first` the `strided` call with a new length every call (its key a new
+# one: LibEntry's first-call path, as a decode's growing KV cache takes it).
+#   LD_PRELOAD=build/libtrlat.so TRLAT_FASTPATH=1 python3 scripts/probes/hit_libentry.py N [libentry|compiled|jit|strided|hook|first]
 # Instructions a served call: the same under
 #   valgrind --tool=callgrind --toggle-collect='fp_libentry_run*'
 # divided by N + 100 (the warm-up calls are counted too).
@@ -58,10 +60,12 @@ def main(n, how):
     x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
     le = LibEntry(add_kernel)
     c = add_kernel[(64, )](x, y, out, 4096, BLOCK=64)
-    if how == "strided":
+    if how in ("strided", "first"):
         pw = LibEntry(pointwise_kernel)
         a, b, o = StridedBuffer(x), StridedBuffer(y), StridedBuffer(out)
-        call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, 4096, 1, BLOCK=64, ONE=True)  # noqa: E731
+        lengths = iter(range(4096, 1 << 62, 16))  # a multiple of 16 each: one key below LibEntry's
+        n_of = (lambda: next(lengths)) if how == "first" else (lambda: 4096)
+        call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, n_of(), 1, BLOCK=64, ONE=True)  # noqa: E731
     elif how == "hook":
         call = with_hook(le, lambda: le[(64, )](x, y, out, 4096, BLOCK=64))
     else:

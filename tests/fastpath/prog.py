@@ -1170,6 +1170,35 @@ def libentry():
     for _ in range(3):
         r = add[grid_clears](x, y, out, 48, BLOCK=64)
     print("cleared by the grid:", type(r[0]).__name__, len(add.kernel_cache[0]))
+
+    def grid_raises(meta):  # raised inside a first call's `with self.lock`
+        raise ZeroDivisionError("first call's grid")
+
+    for n in (40, 40, 41):
+        try:
+            add[grid_raises](x, y, out, n, BLOCK=64)
+        except ZeroDivisionError as e:
+            print("first call raised:", e, len(add.kernel_cache[0]))
+        r = add[(1, )](x, y, out, n, BLOCK=64)  # the lock was released: its first call runs
+        print("then", n, type(r[0]).__name__, sorted(r[1].items()), len(add.kernel_cache[0]))
+
+    # a LibEntry around Triton's Heuristics: its first-call path computes
+    # the heuristic constexprs (the original runs), its hits use them
+    class Heuristics(triton.KernelInterface):  # triton/runtime/autotuner.py (3.6)
+        def __init__(self, fn, arg_names, values):
+            self.fn, self.values, self.arg_names = fn, values, arg_names
+
+        def run(self, *args, **kwargs):
+            for v, heur in self.values.items():
+                kwargs[v] = heur({**dict(zip(self.arg_names, args)), **kwargs})
+            return self.fn.run(*args, **kwargs)
+
+    triton.runtime.Heuristics, triton.runtime.Autotuner = Heuristics, type("Autotuner", (), {})
+    heur = LibEntry(Heuristics(add_kernel, add_kernel.arg_names, {"BLOCK": lambda a: 64 if a["n"] > 64 else 32}))
+    for rep in range(N):
+        for n in (64, 100, 64, 200 + rep):
+            r = heur[(1, )](x, y, out, n)
+    print("heuristics:", sorted(r[1].items()), sorted(heur.kernel_cache[0][next(iter(heur.kernel_cache[0]))][3].items()))
     print("str constexpr calls that returned their str's kernel:", dts.count(True), "of", len(dts))
     print("libentry done")
 
@@ -1184,26 +1213,27 @@ def libentry_reads():
     add = LibEntry(add_kernel)
     x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
     reads = {"_data_ptr": 0, "dtype": 0}
+    first = {"_data_ptr": 0, "dtype": 0}  # of run()'s first-call paths
 
     class CountPtr:  # data_ptr() returns a property
-        def __init__(self, t):
-            self._t, self.dtype = t, t.dtype
+        def __init__(self, t, tally=reads):
+            self._t, self.dtype, self._tally = t, t.dtype, tally
 
         @property
         def _data_ptr(self):
-            reads["_data_ptr"] += 1
+            self._tally["_data_ptr"] += 1
             return self._t.data_ptr()
 
         def data_ptr(self):
             return self._data_ptr
 
     class CountDtype:  # dtype a property
-        def __init__(self, t):
-            self._t, self._data_ptr = t, t.data_ptr()
+        def __init__(self, t, tally=reads):
+            self._t, self._data_ptr, self._tally = t, t.data_ptr(), tally
 
         @property
         def dtype(self):
-            reads["dtype"] += 1
+            self._tally["dtype"] += 1
             return self._t.dtype
 
         def data_ptr(self):
@@ -1219,6 +1249,7 @@ def libentry_reads():
 
         add[move](b, Strided(y), out, 64, BLOCK=64)
         add[(1, )](CountPtr(x), CountDtype(y), out, 64, BLOCK=64)
+        add[(1, )](CountPtr(x, first), CountDtype(y, first), out, 65 + rep, BLOCK=64)  # a new key
     cache = add.kernel_cache[0]
     k = next(iter(cache))
     kern, c, t, h, _ = cache[k]
@@ -1245,6 +1276,7 @@ def libentry_reads():
     CompiledKernel.__getitem__ = inner
     print("wrapped __getitem__ called", len(wrapped))
     print("reads", sorted(reads.items()), file=sys.stderr)
+    print("first-call reads", sorted(first.items()), file=sys.stderr)
     print("libentry_reads done")
 
 

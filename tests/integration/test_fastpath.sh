@@ -223,23 +223,31 @@ PY
     same "py$v LibEntry not the reference" leoff lepat
     expect "py$v LibEntry: calls served in C, with a grid function's program; verify mismatches" \
         "$(grep -o '[0-9]* calls of FlagGems. LibEntry.run were served in C ([0-9]* with' "$WORK/leon.err"):$(reason lever verify_mismatch)" \
-        "65 calls of FlagGems' LibEntry.run were served in C (14 with:0"
+        "82 calls of FlagGems' LibEntry.run were served in C (14 with:0"
+    # run()'s first-call path (a new key) served in C for a LibEntry around
+    # a plain JITFunction (fastpath/libentry_first.c), not around Heuristics;
+    # one whose grid raises inside its `with self.lock` releases the lock
+    expect "py$v LibEntry: first-call paths served in C" \
+        "$(grep -o 'and [0-9]* of its first-call paths' "$WORK/leon.err")" "and 29 of its first-call paths"
     expect "py$v LibEntry: the report counts them per kernel (library_hits)" \
-        "$(fpk leon 'sum(k["fastpath"].get("library_hits", 0) for k in r["kernels"] if k["fastpath"])'):$(fpk leno 'sum(k["fastpath"]["library_hits"] for k in r["kernels"] if k["fastpath"])')" "65:0"
+        "$(fpk leon 'sum(k["fastpath"].get("library_hits", 0) for k in r["kernels"] if k["fastpath"])'):$(fpk leno 'sum(k["fastpath"]["library_hits"] for k in r["kernels"] if k["fastpath"])')" "111:0"
     expect "py$v LibEntry: trlat report says how many run() calls ran in C" \
-        "$("$B/trlat" report "$WORK/leon.json" 2>&1 | grep -c 'the fast path ran 65 of these run() calls in C')" "1"
+        "$("$B/trlat" report "$WORK/leon.json" 2>&1 | grep -c 'the fast path ran 111 of these run() calls in C')" "1"
     # the entries of a LibEntry's last keys taken again while its cache's
     # version says it did not change: the output is the same with the cache
     # cleared and entries replaced in between, and a str made anew on every
     # call (compared by value: by address, a freed one's successor took its
     # entry) finds its own
     expect "py$v LibEntry: entries found as one of the last keys" \
-        "$(grep -o '[0-9]* entries found as one of the last keys' "$WORK/leon.err")" "41 entries found as one of the last keys"
+        "$(grep -o '[0-9]* entries found as one of the last keys' "$WORK/leon.err")" "47 entries found as one of the last keys"
     # a grid function's program made wrong (tests only): verify finds it
     # against the original's launch, and the output stays the same
     same "py$v LibEntry, verify of a wrong grid program" leoff leskew
     expect "py$v LibEntry, verify of a wrong grid program: found, that LibEntry no longer served" \
         "$(grep -c 'LibEntry.run of add_kernel launched other than the model computed' "$WORK/leskew.err"):$(( $(reason leskew verify_mismatch) > 0 ))" "1:1"
+    # and of a wrong first-call model (skew: its entry's constexprs one short)
+    expect "py$v LibEntry, verify of a wrong first-call model: found once" \
+        "$(grep -c 'LibEntry.run of add_kernel stored an entry other than the model computed on its first call' "$WORK/leskew.err")" "1"
     same "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0" leoff leno
     expect "py$v LibEntry with TRLAT_FASTPATH_LIBENTRY=0: not served in C" "$(grep -c 'LibEntry' "$WORK/leno.err")" "0"
     expect "py$v LibEntry not the reference: none served, said why" \
@@ -255,10 +263,16 @@ PY
     run lroff 0 libentry_reads 6
     run lron 1 libentry_reads 6 TRLAT_FASTPATH_DEBUG=1
     run lrver verify libentry_reads 6
+    run lrno 1 libentry_reads 6 TRLAT_FASTPATH_LIBENTRY=0
     same "py$v LibEntry's key reads taken by its launch" lroff lron
     same "py$v LibEntry's key reads, verify" lroff lrver
     expect "py$v LibEntry's key reads: as many property reads as without trlat" \
         "$(grep '^reads' "$WORK/lron.err")" "$(grep '^reads' "$WORK/lroff.err")"
+    # a first-call path served in C reads them as FlagGems' own run() does
+    # over the same fast path below it (the launch's reads are Triton's
+    # layer's: a JIT hit reads fewer than Triton); it read them twice before
+    expect "py$v LibEntry's first-call path: as many property reads as its own run()" \
+        "$(grep '^first-call reads' "$WORK/lron.err")" "$(grep '^first-call reads' "$WORK/lrno.err")"
     expect "py$v LibEntry's key reads: taken where nothing ran between" \
         "$(grep -o '[0-9]* data_ptr() reads of the key taken by the launch' "$WORK/lron.err")" "16 data_ptr() reads of the key taken by the launch"
 
