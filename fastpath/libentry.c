@@ -372,11 +372,14 @@ static void verify_done(PyObject *result)
     if (!differs)
         return;
     static atomic_flag once;
-    trlat_log_once(&once,
-                   "fast path verify: FlagGems' LibEntry.run of %s launched other than the model computed; that "
-                   "LibEntry is not served in C from now on",
-                   E->L->stat->name);
-    E->bad = "verify found the model wrong";
+    le_model_wrong(E, &once, "launched other than the model computed; that LibEntry is not served in C from now on",
+                   &E->bad);
+}
+
+void le_model_wrong(struct le *E, atomic_flag *once, const char *what, const char **flag)
+{
+    trlat_log_once(once, "fast path verify: FlagGems' LibEntry.run of %s %s", E->L->stat->name, what);
+    *flag = "verify found the model wrong";
     fp_count_stat(E->L->stat, FP_FALLBACK, FP_R_VERIFY);
 }
 

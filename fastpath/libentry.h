@@ -7,6 +7,8 @@
 #include "fastpath/fp_py.h"
 #include "fastpath/phases.h"
 
+#include <stdatomic.h>
+
 #define LE_NB 12 /* the builtins run and key call by name (libentry.c) */
 
 /* The class modelled as learnt, and the names the model reads (libentry.c). */
@@ -84,6 +86,10 @@ PyObject *le_grid_plus(const struct le *E, PyObject *d, PyObject *grid, const st
 PyObject *le_grid_cut(PyObject *g2);
 /* Each launch pre-hook called as run() calls it; -1 when one raised. */
 int le_pre_hooks(PyObject *d, PyObject *hooks, const struct lcall *c);
+
+/* Verify mode found the model wrong (libentry.c): said once ("LibEntry.run
+ * of <kernel> " what), counted (verify_mismatch), *flag set to why. */
+void le_model_wrong(struct le *E, atomic_flag *once, const char *what, const char **flag);
 
 /* ---- run()'s first-call path (libentry_first.c) ---- */
 /* run()'s first-call path for the call's key, which cache lacks (both

@@ -207,8 +207,7 @@ PyObject *le_first_call(struct le *E, PyObject *d, PyObject *const *args, Py_ssi
     if (r) { /* another thread's first call stored it meanwhile: the original runs */
         r = NULL;
         if (leave(exit, lock, 0) == 0 && fp_conf.debug)
-            trlat_log_debug("fast path: libentry: a first call of %s found its key stored meanwhile",
-                            E->L->stat->name);
+            trlat_log_debug("fast path: libentry: a first call of %s found its key stored meanwhile", E->L->stat->name);
         goto out;
     }
     if (!PY(PyErr_Occurred)()) {
@@ -216,8 +215,8 @@ PyObject *le_first_call(struct le *E, PyObject *d, PyObject *const *args, Py_ssi
         PyObject *a[FIRST_ARGS + 1];
         a[1] = E->jit;
         memcpy(a + 2, args + 1, (size_t)(nargs - 1 + nkw) * sizeof *a);
-        r = PY(PyObject_VectorcallMethod)(le_cls.s_run, a + 1,
-                                          (size_t)nargs | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+        r = PY(PyObject_VectorcallMethod)(le_cls.s_run, a + 1, (size_t)nargs | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                          kwnames);
         if (r)
             r = store(E->jit, cache, key, r);
     }
@@ -269,11 +268,9 @@ PyObject *le_first_verify(struct le *E, PyObject *d, PyObject *orig, PyObject *c
     if (ok)
         return result;
     static atomic_flag once;
-    trlat_log_once(&once,
-                   "fast path verify: FlagGems' LibEntry.run of %s stored an entry other than the model computed on "
-                   "its first call; its first calls run the original from now on",
-                   E->L->stat->name);
-    E->first_bad = "verify found the model wrong";
-    fp_count_stat(E->L->stat, FP_FALLBACK, FP_R_VERIFY);
+    le_model_wrong(E, &once,
+                   "stored an entry other than the model computed on its first call; its first calls run the "
+                   "original from now on",
+                   &E->first_bad);
     return result;
 }
