@@ -1280,6 +1280,28 @@ def libentry_reads():
     print("libentry_reads done")
 
 
+def libentry_threads():
+    """Four threads calling one LibEntry with the same new key at about
+    the same time: run()'s first-call path under its lock, a key another
+    thread stored while one waited (the original runs then)."""
+    from flag_gems.utils.libentry import LibEntry
+    add = LibEntry(add_kernel)
+    x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
+    go = threading.Barrier(4)
+
+    def work():
+        for r in range(N):
+            go.wait()
+            add[(1, )](x, y, out, 2000 + r, BLOCK=64)
+
+    ts = [threading.Thread(target=work) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    print("libentry_threads done", len(add.kernel_cache[0]))
+
+
 def loop():
     x = torch.empty(4096)
     for i in range(N):

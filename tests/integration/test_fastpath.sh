@@ -333,6 +333,15 @@ PY
         "$(fpk ton '(lambda f, nm: (f["hits"] + f["misses"] + sum(f["fallbacks"].values()) - nm, f["misses"] <= 8 + nm))(k("add_kernel")["fastpath"], sum(v for r, v in k("add_kernel")["fastpath"]["fallbacks"].items() if r.startswith("nomemo")))')" \
         "(200, True)"
 
+    # a LibEntry's first calls racing in four threads: the same launches,
+    # one entry stored per key
+    run ltoff 0 libentry_threads 40
+    run lton 1 libentry_threads 40 TRLAT_FASTPATH_DEBUG=1
+    sort "$WORK/ltoff.log" >"$WORK/ltoff.s"; sort "$WORK/lton.log" >"$WORK/lton.s"
+    if cmp -s "$WORK/ltoff.s" "$WORK/lton.s"; then ok "py$v LibEntry threads: same launches"; else fail "py$v LibEntry threads: same launches" "differ"; fi
+    expect "py$v LibEntry threads: same output, first calls served" \
+        "$(cat "$WORK/lton.out"):$(( $(grep -o 'and [0-9]* of its first-call paths' "$WORK/lton.err" | tr -dc 0-9) > 0 ))" "$(cat "$WORK/ltoff.out"):1"
+
     # hooks Triton calls: never replayed while set
     run hoff 0 hooks 20
     run hon 1 hooks 20
