@@ -69,6 +69,7 @@ struct py_member {
 #define PY_TP_DEALLOC 52
 #define PY_TP_DESCR_GET 54
 #define PY_TP_DOC 56
+#define PY_TP_GETATTRO 58
 #define PY_TP_MEMBERS 72
 #define PY_TPFLAGS_DEFAULT (1UL << 18) /* Py_TPFLAGS_HAVE_VERSION_TAG */
 #define PY_TPFLAGS_HAVE_VECTORCALL (1UL << 11)
@@ -144,6 +145,7 @@ struct py_member {
     X(1, PyObject *, PyEval_GetBuiltins, (void)) /* borrowed */                                            \
     /* ---- the launch memo (fastpath/fp_*.c, issue 5): all optional, checked by fp_py_init ---- */        \
     X(0, PyObject *, PyObject_GetAttr, (PyObject *, PyObject *))                                           \
+    X(0, PyObject *, PyObject_GenericGetAttr, (PyObject *, PyObject *))                                    \
     /* hasattr's lookup, raising nothing for a missing attribute: 3.13's name, and before */               \
     X(0, int, PyObject_GetOptionalAttr, (PyObject *, PyObject *, PyObject **))                             \
     X(0, int, _PyObject_LookupAttr, (PyObject *, PyObject *, PyObject **))                                 \

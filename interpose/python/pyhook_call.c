@@ -291,11 +291,12 @@ void trlat_pyhook_count_call(struct trlat_tstate *ts, uint32_t launches, int rai
  * Python function but, being a method descriptor, CPython calls it with the
  * instance first and no bound-method object in between (kernel[grid], an
  * Autotuner's self.fn.run(...)); it keeps the original as __wrapped__
- * (inspect.signature follows it) with its __name__ and __qualname__. */
+ * (inspect.signature follows it) with its __name__, __qualname__ and
+ * __module__ (CPython names a function by the last two in its TypeErrors). */
 struct hook_obj {
     struct trlat_pyhead head;
     void *vectorcall;
-    PyObject *orig, *name, *qualname;
+    PyObject *orig, *name, *qualname, *module;
     int kind;
 };
 
@@ -341,6 +342,7 @@ static void hook_dealloc(PyObject *self)
     trlat_py_drop(h->orig);
     trlat_py_drop(h->name);
     trlat_py_drop(h->qualname);
+    trlat_py_drop(h->module);
     PY(PyObject_Free)(self);
     PY(Py_DecRef)(tp); /* instances of heap types hold their type */
 }
@@ -351,6 +353,18 @@ static struct py_member hook_members[] = {
     {"__name__", PY_T_OBJECT, offsetof(struct hook_obj, name), PY_READONLY, NULL},
     {"__qualname__", PY_T_OBJECT, offsetof(struct hook_obj, qualname), PY_READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
+
+/* An instance's __module__ is its original's (a member would shadow the
+ * type's own in the type's dict). */
+static PyObject *hook_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *m = ((const struct hook_obj *)self)->module;
+    if (m && !PY(PyUnicode_CompareWithASCIIString)(name, "__module__")) {
+        PY(Py_IncRef)(m);
+        return m;
+    }
+    return PY(PyObject_GenericGetAttr)(self, name);
+}
 
 /* The type, or NULL with a Python error set. */
 static PyObject *make_hook_type(void)
@@ -366,8 +380,11 @@ static PyObject *make_hook_type(void)
         {PY_TP_MEMBERS, hook_members},
         {PY_TP_DOC, (void *)"A Triton method timed by trlat (libtrlat.so); the original is __wrapped__."},
         {0, NULL}, /* tp_call: PyVectorcall_Call, set below */
+        {0, NULL}, /* tp_getattro, where CPython exports the generic one */
         {0, NULL}};
     slots[4] = (struct py_slot){PY_TP_CALL, (void *)PY(PyVectorcall_Call)};
+    if (PY(PyObject_GenericGetAttr))
+        slots[5] = (struct py_slot){PY_TP_GETATTRO, (void *)hook_getattro};
     static struct py_spec spec = {"trlat.Hook", sizeof(struct hook_obj), 0,
                                   PY_TPFLAGS_DEFAULT | PY_TPFLAGS_HAVE_VECTORCALL | PY_TPFLAGS_METHOD_DESCRIPTOR,
                                   slots};
@@ -396,6 +413,7 @@ PyObject *trlat_pyhook_wrap(PyObject *orig, int kind)
     h->orig = orig;
     h->name = trlat_py_attr(orig, "__name__");
     h->qualname = trlat_py_attr(orig, "__qualname__");
+    h->module = trlat_py_attr(orig, "__module__");
     h->kind = kind;
     return (PyObject *)h;
 }
