@@ -20,6 +20,7 @@ struct fp_pyenv {
     int watchers;      /* dict/type watchers bump epoch (3.12+) */
     uint64_t epoch;    /* changes whenever a watched dict or type changes */
     PyObject *jit_cls; /* triton.runtime.jit.JITFunction */
+    PyObject *ki_cls;  /* triton.runtime.jit.KernelInterface (NULL: not found) */
     void *t_tuple, *t_tensor, *t_param, *t_long, *t_float, *t_bool;
     PyObject *o_true, *o_false, *o_none;
     int long_compact;       /* CPython 3.12/3.13 ints: fp_small_int reads them */

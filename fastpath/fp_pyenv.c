@@ -272,6 +272,7 @@ static int resolve(void)
 
     PyObject *jit = import("triton.runtime.jit");
     fpy.jit_cls = trlat_py_attr(jit, "JITFunction");
+    fpy.ki_cls = trlat_py_attr(jit, "KernelInterface");
     fpy.compute_cache_key = trlat_py_attr(jit, "compute_cache_key");
     fpy.jit_run = trlat_py_attr(fpy.jit_cls, "run");
     if (jit)

@@ -6,7 +6,9 @@
  * warmup=False, *args, **kwargs) exactly as the lambda would, handing the
  * key it computed to the run hook (fp_prekey_tls) so a miss is keyed once.
  * Calls it cannot mirror exactly (grid or warmup among the keywords, a
- * subclass, a fast path that is off) go through the original lambda. */
+ * subclass, a fast path that is off) go through the original lambda.
+ * KernelInterface's other subclasses (FlagGems' LibEntry) get a launcher
+ * that makes the lambda's call, self.run(...), without the lambda. */
 #include "fastpath/fp_py.h"
 #include "fastpath/keep.h"
 #include "fastpath/phases.h"
@@ -123,14 +125,18 @@ static PyObject *kwnames_for(PyObject *kwnames)
     return t;
 }
 
-/* self.run(grid=grid, warmup=False, *args, **kwargs), with pk for the hook. */
-static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames, struct fp_call *pk_call, uint64_t t0, uint64_t site)
+static int too_many(Py_ssize_t nargs, PyObject *kwnames)
+{
+    return nargs > FP_MAX_ARGS || (kwnames && PY(PyTuple_Size)(kwnames) > FP_MAX_KW);
+}
+
+/* self.run(grid=grid, warmup=False, *args, **kwargs), as the lambda calls
+ * it (not too_many). */
+static PyObject *call_run(struct fp_launcher *l, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
 {
     Py_ssize_t nkw = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
     PyObject *argv[1 + 1 + FP_MAX_ARGS + 2 + FP_MAX_KW];
-    if (nargs > FP_MAX_ARGS || nkw > FP_MAX_KW)
-        return via_lambda(l, grid, args, (size_t)nargs, kwnames);
     PyObject *kn = kwnames_for(kwnames);
     if (!kn)
         return NULL;
@@ -142,12 +148,22 @@ static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const 
     a[2 + nargs] = fpy.o_false;
     for (Py_ssize_t i = 0; i < nkw; i++)
         a[3 + nargs + i] = args[nargs + i];
-    struct fp_prekey pk = {l->b.owner, pk_call, t0, site}, *saved = fp_prekey_tls;
-    fp_prekey_tls = &pk;
     PyObject *r =
         PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, kn);
-    fp_prekey_tls = saved;
     PY(Py_DecRef)(kn);
+    return r;
+}
+
+/* The same, with pk for the hook. */
+static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames, struct fp_call *pk_call, uint64_t t0, uint64_t site)
+{
+    if (too_many(nargs, kwnames))
+        return via_lambda(l, grid, args, (size_t)nargs, kwnames);
+    struct fp_prekey pk = {l->b.owner, pk_call, t0, site}, *saved = fp_prekey_tls;
+    fp_prekey_tls = &pk;
+    PyObject *r = call_run(l, grid, args, nargs, kwnames);
+    fp_prekey_tls = saved;
     return r;
 }
 
@@ -215,19 +231,29 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     return k;
 }
 
-static PyObject *getitem(PyObject *self, PyObject *grid)
+/* kernel[grid](...) of another KernelInterface subclass (a library's
+ * LibEntry, Triton's Autotuner and Heuristics): the lambda's one call,
+ * self.run(grid=grid, warmup=False, *args, **kwargs), made without the
+ * lambda. Its run times the call from its own entry, as it does when the
+ * lambda calls it. */
+static PyObject *sub_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    if (FP_TYPE(self) != (void *)fpy.jit_cls) { /* a subclass: its own semantics */
-        PyObject *a[2] = {self, grid};
-        return PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
-    }
+    struct fp_launcher *l = (struct fp_launcher *)self;
+    Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
+    if (!__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || has_run_keyword(kwnames) || too_many(nargs, kwnames))
+        return via_lambda(l, l->b.grid, args, nargsf, kwnames);
+    return call_run(l, l->b.grid, args, nargs, kwnames);
+}
+
+static PyObject *bind(PyObject *self, PyObject *grid, void *call)
+{
     int keep;
     struct fp_launcher *l = (struct fp_launcher *)fp_keep_take(&kept, self, grid, &keep);
     if (l)
         return (PyObject *)l;
     if (!(l = (struct fp_launcher *)fp_pool_get(&pool, launcher_type)))
         return NULL;
-    l->b.vectorcall = (void *)launcher_call;
+    l->b.vectorcall = call;
     PY(Py_IncRef)(self);
     PY(Py_IncRef)(grid);
     l->b.owner = self;
@@ -237,6 +263,20 @@ static PyObject *getitem(PyObject *self, PyObject *grid)
     return (PyObject *)l;
 }
 
+static PyObject *sub_getitem(PyObject *self, PyObject *grid)
+{
+    return bind(self, grid, (void *)sub_call);
+}
+
+static PyObject *getitem(PyObject *self, PyObject *grid)
+{
+    if (FP_TYPE(self) != (void *)fpy.jit_cls) { /* a subclass: its own semantics */
+        PyObject *a[2] = {self, grid};
+        return PY(PyObject_Vectorcall)(orig_getitem, a, 2, NULL);
+    }
+    return bind(self, grid, (void *)launcher_call);
+}
+
 static struct py_member members[] = {
     {"__vectorcalloffset__", PY_T_PYSSIZET, offsetof(struct fp_launcher, b.vectorcall), PY_READONLY, NULL},
     {NULL, 0, 0, 0, NULL}};
@@ -244,6 +284,9 @@ static struct py_member members[] = {
 static struct trlat_pymethoddef getitem_def = {
     "__getitem__", (void *)getitem, TRLAT_METH_O,
     "kernel[grid] -> a launcher that replays memoized launches (trlat TRLAT_FASTPATH)"};
+static struct trlat_pymethoddef sub_getitem_def = {
+    "__getitem__", (void *)sub_getitem, TRLAT_METH_O,
+    "kernel[grid] -> a launcher that calls kernel.run(grid=grid, warmup=False, ...) (trlat TRLAT_FASTPATH)"};
 
 /* kernel[grid] straight to getitem(): setting __getitem__ on the class made
  * its mp_subscript CPython's generic slot, which looks the name up on the
@@ -261,6 +304,21 @@ static void direct_slot(void)
     void **mapping = *(void ***)((char *)fpy.jit_cls + 112); /* PyTypeObject.tp_as_mapping (3.9-3.13, 64-bit) */
     if (generic && mapping && mapping[1] == generic)         /* PyMappingMethods: mp_length, mp_subscript, ... */
         mapping[1] = (void *)getitem;
+}
+
+/* KernelInterface.__getitem__ for its other subclasses, where it is the
+ * method JITFunction had (Triton's lambda): a subclass with its own keeps
+ * it. Where this fails they keep Triton's lambda. */
+static void install_sub(void)
+{
+    PyObject *ki = fpy.ki_cls, *td = ki ? fp_dict_of(ki) : NULL;
+    PyObject *descr = td && PY(PyDict_GetItemString)(td, "__getitem__") == orig_getitem
+                          ? PY(PyDescr_NewMethod)(ki, &sub_getitem_def)
+                          : NULL;
+    if (descr && PY(PyObject_SetAttrString)(ki, "__getitem__", descr) < 0)
+        PY(PyErr_Clear)();
+    PY(PyErr_Clear)();
+    trlat_py_drop(descr);
 }
 
 void fp_getitem_install(void)
@@ -293,6 +351,7 @@ void fp_getitem_install(void)
         trlat_log_once(&once, "fast path: could not install its kernel[grid] launcher; calls take Triton's path to it");
     } else {
         direct_slot();
+        install_sub();
     }
     trlat_py_drop(descr);
 }

@@ -596,6 +596,33 @@ def subclass():
         for i in range(3):
             k[(1 + i, )](x, x, x, 64, BLOCK=64)
     add_kernel[(2, )](x, x, x, 64, BLOCK=64)  # the plain one, after them
+
+    # another KernelInterface subclass (FlagGems' LibEntry, Triton's
+    # Heuristics): kernel[grid](...) is self.run(grid=grid, warmup=False,
+    # *args, **kwargs), whatever calls it (a launcher of trlat's or the
+    # lambda), raising what run raises or what the call itself raises
+    class Wrap(triton.KernelInterface):
+        def __init__(self, fn):
+            self.fn = fn
+
+        def run(self, *args, **kwargs):
+            print("wrap run", len(args), sorted(kwargs.items()) if "x" not in kwargs else sorted(kwargs))
+            if kwargs.get("BLOCK") == 0:
+                raise ValueError("BLOCK 0")
+            return self.fn.run(*args, **kwargs)
+
+    w, g = Wrap(add_kernel), (1, )
+    f = w[g]
+    print("subclass launcher", type(f).__name__, file=sys.stderr)
+    for i in range(3):
+        f(x, x, x, 64 + i, BLOCK=64)
+        w[(i + 1, )](x, x, x, 64, BLOCK=64)
+    w[g](x=x, y=x, out=x, n=64, BLOCK=32)
+    for bad in ({"BLOCK": 0}, {"BLOCK": 64, "grid": (1, )}, {"BLOCK": 64, "warmup": True}):
+        try:
+            w[g](x, x, x, 64, **bad)
+        except (TypeError, ValueError) as e:
+            print("raised", type(e).__name__, e)
     print("subclass done")
 
 

@@ -309,6 +309,14 @@ PY
     same "py$v JITFunction subclasses" suboff subon
     expect "py$v JITFunction subclasses: own __getitem__ called, class fallbacks" \
         "$(grep -c 'own getitem' "$WORK/subon.out"):$(reason subon class)" "3:6"
+    # another KernelInterface subclass's kernel[grid]: trlat's launcher
+    # calls its run as Triton's lambda does (with the fast path only); what
+    # the calls raise reads as without trlat (the hook names run by its
+    # own __module__ and __qualname__)
+    "$PY" "$PROG" subclass 0 >"$WORK/subbare.out" 2>/dev/null
+    expect "py$v KernelInterface subclass: launcher, errors as without trlat" \
+        "$(grep -o 'subclass launcher .*' "$WORK/suboff.err" "$WORK/subon.err" | sed 's/.*://' | tr '\n' ' ')$(grep raised "$WORK/subon.out" | cmp -s - <(grep raised "$WORK/subbare.out") && echo same)" \
+        "subclass launcher function subclass launcher FastLauncher same"
 
     # a memo smaller than the keys in use: bounded, still right
     run moff 0 memo 20
