@@ -602,7 +602,8 @@ PyObject *fp_libentry_run(PyObject *orig, PyObject *const *args, Py_ssize_t narg
         if (PY(PyTuple_GetItem)(kwnames, i) == le_cls.s_grid ||
             !PY(PyUnicode_CompareWithASCIIString)(PY(PyTuple_GetItem)(kwnames, i), "grid"))
             grid = c.kwv[i];
-    struct plan P = {0};
+    struct plan P;
+    P.cache = P.key = NULL; /* set where the key was not there */
     fp_le_phase(FP_LE_GUARDS);
     if (!grid || le_bind_keywords(E, &c) || !plan(E, d, &c, &P)) {
         fp_ptrreads_clear(); /* the original reads them again */

@@ -95,40 +95,44 @@ static int servable(const struct le *E, PyObject *d, PyObject **lock, PyObject *
  * NULL with the error one raised). */
 static PyObject *constexprs_of(PyObject *jit)
 {
-    PyObject *params = PY(PyObject_GetAttr)(jit, fpy.s_params), *ce = NULL;
-    if (!params || FP_TYPE(params) != fpy.t_list || !(ce = PY(PyDict_New)())) {
-        if (params && !PY(PyErr_Occurred)()) /* not a list: never one Triton makes */
-            PY(PyErr_SetString)(trlat_py.exc_runtime, "trlat: JITFunction.params is not a list");
-        trlat_py_drop(params);
+    /* its items as `for p in params` takes them (Triton's is a list) */
+    PyObject *params = PY(PyObject_GetAttr)(jit, fpy.s_params);
+    PyObject *items = params ? PY(PySequence_Tuple)(params) : NULL, *ce = items ? PY(PyDict_New)() : NULL;
+    trlat_py_drop(params);
+    if (!ce) {
+        trlat_py_drop(items);
         return NULL;
     }
     int err = 0;
-    for (Py_ssize_t i = 0; !err && i < PY(PyList_Size)(params); i++) {
-        PyObject *p = PY(PyList_GetItem)(params, i), *name = NULL, *dflt = NULL, *c;
+    for (Py_ssize_t i = 0; !err && i < trlat_py_size(items); i++) {
+        PyObject *p = PY(PyTuple_GetItem)(items, i), *name, *dflt, *c;
         PY(Py_IncRef)(p);
-        /* p.is_constexpr and p.name not in constexprs and (p.default is not inspect._empty) */
+        /* p.is_constexpr and p.name not in constexprs and (p.default is not inspect._empty)
+         * (t: 1 so far true, 0 false, -1 raised) */
         int t = (c = PY(PyObject_GetAttr)(p, fpy.s_is_constexpr)) ? PY(PyObject_IsTrue)(c) : -1;
         trlat_py_drop(c);
-        if (t > 0 && (name = PY(PyObject_GetAttr)(p, fpy.s_name))) {
-            PyObject *have = PY(PyDict_GetItemWithError)(ce, name);
-            t = have ? 0 : PY(PyErr_Occurred)() ? -1 : 1;
+        if (t > 0) {
+            name = PY(PyObject_GetAttr)(p, fpy.s_name);
+            PyObject *have = name ? PY(PyDict_GetItemWithError)(ce, name) : NULL;
+            t = !name || (!have && PY(PyErr_Occurred)()) ? -1 : !have;
+            trlat_py_drop(name);
         }
-        trlat_py_drop(name);
-        if (t > 0 && (dflt = PY(PyObject_GetAttr)(p, fpy.s_default))) {
-            t = dflt != fpy.o_empty;
-            PY(Py_DecRef)(dflt);
-            /* constexprs[p.name] = p.default: the value first */
-            if (t && (dflt = PY(PyObject_GetAttr)(p, fpy.s_default))) {
-                name = PY(PyObject_GetAttr)(p, fpy.s_name);
-                t = name && PY(PyDict_SetItem)(ce, name, dflt) == 0 ? 1 : -1;
-                trlat_py_drop(name);
-                PY(Py_DecRef)(dflt);
-            }
+        if (t > 0) {
+            dflt = PY(PyObject_GetAttr)(p, fpy.s_default);
+            t = !dflt ? -1 : dflt != fpy.o_empty;
+            trlat_py_drop(dflt);
         }
-        err = t < 0 || PY(PyErr_Occurred)();
+        if (t > 0) { /* constexprs[p.name] = p.default: the value first */
+            dflt = PY(PyObject_GetAttr)(p, fpy.s_default);
+            name = dflt ? PY(PyObject_GetAttr)(p, fpy.s_name) : NULL;
+            t = name && PY(PyDict_SetItem)(ce, name, dflt) == 0 ? 1 : -1;
+            trlat_py_drop(name);
+            trlat_py_drop(dflt);
+        }
+        err = t < 0;
         PY(Py_DecRef)(p);
     }
-    PY(Py_DecRef)(params);
+    PY(Py_DecRef)(items);
     if (err) {
         PY(Py_DecRef)(ce);
         return NULL;
