@@ -127,19 +127,16 @@ static PyObject *kwnames_for(PyObject *kwnames)
 
 static int too_many(Py_ssize_t nargs, PyObject *kwnames)
 {
-    return nargs > FP_MAX_ARGS || (kwnames && PY(PyTuple_Size)(kwnames) > FP_MAX_KW);
+    return nargs > FP_MAX_ARGS || (kwnames && trlat_py_size(kwnames) > FP_MAX_KW);
 }
 
 /* self.run(grid=grid, warmup=False, *args, **kwargs), as the lambda calls
- * it (not too_many). */
+ * it (not too_many): kn is ("grid", "warmup") + kwnames, held by the caller. */
 static PyObject *call_run(struct fp_launcher *l, PyObject *grid, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames)
+                          PyObject *kwnames, PyObject *kn)
 {
-    Py_ssize_t nkw = kwnames ? PY(PyTuple_Size)(kwnames) : 0;
+    Py_ssize_t nkw = kwnames ? trlat_py_size(kwnames) : 0;
     PyObject *argv[1 + 1 + FP_MAX_ARGS + 2 + FP_MAX_KW];
-    PyObject *kn = kwnames_for(kwnames);
-    if (!kn)
-        return NULL;
     PyObject **a = argv + 1; /* argv[0]: room for the callee (ARGUMENTS_OFFSET) */
     a[0] = l->b.owner;
     for (Py_ssize_t i = 0; i < nargs; i++)
@@ -148,10 +145,7 @@ static PyObject *call_run(struct fp_launcher *l, PyObject *grid, PyObject *const
     a[2 + nargs] = fpy.o_false;
     for (Py_ssize_t i = 0; i < nkw; i++)
         a[3 + nargs + i] = args[nargs + i];
-    PyObject *r =
-        PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, kn);
-    PY(Py_DecRef)(kn);
-    return r;
+    return PY(PyObject_VectorcallMethod)(fpy.s_run, a, (size_t)(nargs + 1) | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET, kn);
 }
 
 /* The same, with pk for the hook. */
@@ -160,10 +154,14 @@ static PyObject *via_run(struct fp_launcher *l, PyObject *grid, PyObject *const 
 {
     if (too_many(nargs, kwnames))
         return via_lambda(l, grid, args, (size_t)nargs, kwnames);
+    PyObject *kn = kwnames_for(kwnames);
+    if (!kn)
+        return NULL;
     struct fp_prekey pk = {l->b.owner, pk_call, t0, site}, *saved = fp_prekey_tls;
     fp_prekey_tls = &pk;
-    PyObject *r = call_run(l, grid, args, nargs, kwnames);
+    PyObject *r = call_run(l, grid, args, nargs, kwnames, kn);
     fp_prekey_tls = saved;
+    PY(Py_DecRef)(kn);
     return r;
 }
 
@@ -240,9 +238,19 @@ static PyObject *sub_call(PyObject *self, PyObject *const *args, size_t nargsf, 
 {
     struct fp_launcher *l = (struct fp_launcher *)self;
     Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET);
-    if (!__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || has_run_keyword(kwnames) || too_many(nargs, kwnames))
+    struct kwinfo *e = NULL;
+    int lambda = !__atomic_load_n(&fp_conf.on, __ATOMIC_RELAXED) || too_many(nargs, kwnames);
+    if (!lambda && kwnames && (!(e = kw_info(kwnames)) || e->run_kw)) {
+        PY(PyErr_Clear)();
+        lambda = 1;
+    }
+    if (lambda)
         return via_lambda(l, l->b.grid, args, nargsf, kwnames);
-    return call_run(l, l->b.grid, args, nargs, kwnames);
+    PyObject *kn = e ? e->out : s_grid_warmup;
+    PY(Py_IncRef)(kn); /* a nested call's kw_info may replace its entry */
+    PyObject *r = call_run(l, l->b.grid, args, nargs, kwnames, kn);
+    PY(Py_DecRef)(kn);
+    return r;
 }
 
 static PyObject *bind(PyObject *self, PyObject *grid, void *call)
