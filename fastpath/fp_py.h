@@ -32,12 +32,11 @@ struct fp_pyenv {
     int dict_wid, type_wid;
     uint64_t next_layout_id;
     void *t_str, *t_list, *t_dict, *t_hookchain;
-    void *t_tl_dtype;                               /* triton.language.dtype (held); NULL: none */
-    void *t_size;                                   /* torch.Size (held); NULL: none */
-    void *t_function, *t_cell;                      /* NULL when not found: grid functions are then always called */
-    void *t_getset, *t_methdescr, *generic_getattr; /* PyGetSetDescr_Type, PyMethodDescr_Type,
-                                                      PyObject_GenericGetAttr (args.c) */
-    PyObject *o_empty;                              /* inspect.Parameter.empty */
+    void *t_tl_dtype;             /* triton.language.dtype (held); NULL: none */
+    void *t_size;                 /* torch.Size (held); NULL: none */
+    void *t_function, *t_cell;    /* NULL when not found: grid functions are then always called */
+    void *t_getset, *t_methdescr; /* PyGetSetDescr_Type, PyMethodDescr_Type */
+    PyObject *o_empty;            /* inspect.Parameter.empty */
     PyObject *exc_type;
     /* Triton 3.6 and torch */
     PyObject *jit_run; /* JITFunction.run as found when the memo started (the hook's wrapper) */
@@ -67,6 +66,13 @@ static inline PyObject *fp_hold(PyObject *o)
 {
     PY(Py_IncRef)(o);
     return o;
+}
+/* Whether type's attribute lookup is object's (PyObject_GenericGetAttr):
+ * instance dict and the MRO's descriptors, no __getattr__. */
+static inline int fp_generic_lookup(void *type)
+{
+    void *g = (void *)PY(PyObject_GenericGetAttr);
+    return g && PY(PyType_GetSlot) && PY(PyType_GetSlot)((PyObject *)type, PY_TP_GETATTRO) == g;
 }
 /* d[k] borrowed, or NULL (no error set; d NULL: NULL). */
 static inline PyObject *fp_dget(PyObject *d, PyObject *k)

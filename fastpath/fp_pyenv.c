@@ -263,7 +263,6 @@ static int resolve(void)
     fpy.t_cell = data_sym("PyCell_Type");
     fpy.t_getset = data_sym("PyGetSetDescr_Type");
     fpy.t_methdescr = data_sym("PyMethodDescr_Type");
-    fpy.generic_getattr = data_sym("PyObject_GenericGetAttr");
     PyObject **te = data_sym("PyExc_TypeError");
     fpy.exc_type = te ? *te : NULL;
     if (!fpy.t_long || !fpy.t_float || !fpy.t_bool || !fpy.t_str || !fpy.t_tuple || !fpy.t_list || !fpy.t_dict ||

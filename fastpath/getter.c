@@ -12,8 +12,6 @@
 
 #define NLEARNT 8
 
-typedef PyObject *(*getattrofunc)(PyObject *, PyObject *);
-
 static struct {
     PyObject *fn, *code, *name; /* held; name NULL: not a getter */
 } learnt[NLEARNT];
@@ -57,8 +55,7 @@ PyObject *fp_data_ptr(PyObject *v)
 static int own_attr(PyObject *v, PyObject *name)
 {
     void *t = FP_TYPE(v);
-    return PY(_PyType_Lookup) && PY(PyType_GetSlot)((PyObject *)t, 58 /* Py_tp_getattro */) == fpy.generic_getattr &&
-           !PY(_PyType_Lookup)((PyObject *)t, name);
+    return PY(_PyType_Lookup) && fp_generic_lookup(t) && !PY(_PyType_Lookup)((PyObject *)t, name);
 }
 
 PyObject *fp_data_ptr_read(PyObject *v, int *plain)
@@ -73,11 +70,10 @@ PyObject *fp_data_ptr_read(PyObject *v, int *plain)
     }
     if (!m)
         return NULL; /* raised, as x.data_ptr would */
-    if (unbound == 1 && fpy.t_function && FP_TYPE(m) == fpy.t_function && fpy.generic_getattr && PY(PyType_GetSlot) &&
-        PY(PyType_GetSlot)((PyObject *)FP_TYPE(v), 58 /* Py_tp_getattro */) == fpy.generic_getattr)
+    if (unbound == 1 && fpy.t_function && FP_TYPE(m) == fpy.t_function && fp_generic_lookup(FP_TYPE(v)))
         name = name_of(m);
     /* the function's own read, self.<name>: what it returns or raises */
-    PyObject *r = name      ? ((getattrofunc)fpy.generic_getattr)(v, name)
+    PyObject *r = name      ? PY(PyObject_GenericGetAttr)(v, name)
                   : unbound ? PY(PyObject_Vectorcall)(m, &v, 1, NULL)
                             : PY(PyObject_Vectorcall)(m, NULL, 0, NULL);
     PY(Py_DecRef)(m);

@@ -249,7 +249,7 @@ static struct tgetters *getters(void *type)
     struct fp_tplain *t = &fp_tplain[g - tg]; /* current from here on, whatever the answer */
     t->epoch = fpy.epoch;
     t->plain = 0;
-    if (!fpy.watchers || !fpy.t_getset || !fpy.generic_getattr || !PY(PyType_GetSlot) || !PY(PyType_IsSubtype))
+    if (!fpy.watchers || !fpy.t_getset || !PY(PyObject_GenericGetAttr) || !PY(PyType_GetSlot) || !PY(PyType_IsSubtype))
         return NULL;
     if (!g->watched) {
         if (PY(PyType_Watch)(fpy.type_wid, (PyObject *)type) < 0) {
@@ -258,10 +258,7 @@ static struct tgetters *getters(void *type)
         }
         g->watched = 1;
     }
-    void *getattro = PY(PyType_GetSlot)((PyObject *)type, 58 /* Py_tp_getattro */);
-    if (PY(PyErr_Occurred)())
-        PY(PyErr_Clear)();
-    g->ok = getattro == fpy.generic_getattr && getter_of(type, fpy.s_dtype, &g->dtype, &g->dtype_c) &&
+    g->ok = fp_generic_lookup(type) && getter_of(type, fpy.s_dtype, &g->dtype, &g->dtype_c) &&
             getter_of(type, fpy.s_is_cuda, &g->is_cuda, &g->is_cuda_c);
     if (g->data_ptr)
         PY(Py_DecRef)(g->data_ptr);

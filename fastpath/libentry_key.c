@@ -44,10 +44,8 @@ static int always_has_data_ptr(void *t)
     if (a >= 0)
         return a;
     /* the MRO's first data_ptr (borrowed) */
-    PyObject *f = PY(_PyType_Lookup) && fpy.generic_getattr &&
-                          PY(PyType_GetSlot)((PyObject *)t, 58 /* Py_tp_getattro */) == fpy.generic_getattr
-                      ? PY(_PyType_Lookup)((PyObject *)t, le_cls.s_data_ptr)
-                      : NULL;
+    PyObject *f =
+        PY(_PyType_Lookup) && fp_generic_lookup(t) ? PY(_PyType_Lookup)((PyObject *)t, le_cls.s_data_ptr) : NULL;
     a = f && ((fpy.t_function && FP_TYPE(f) == fpy.t_function) || (fpy.t_methdescr && FP_TYPE(f) == fpy.t_methdescr));
     return fp_typeans_put(&seen, t, a);
 }
