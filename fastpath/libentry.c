@@ -96,6 +96,8 @@ static int intern_all(void)
              {&le_cls.s_lock, "lock"},
              {&le_cls.s_triton, "triton"},
              {&le_cls.s_jitcls, "JITFunction"},
+             {&le_cls.s_heurcls, "Heuristics"},
+             {&le_cls.s_values, "values"},
              {&le_cls.s_enter, "__enter__"},
              {&le_cls.s_exit, "__exit__"},
              {&le_cls.s_module, "__module__"}};

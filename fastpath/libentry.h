@@ -25,7 +25,7 @@ struct le_cls {
     PyObject *s_grid, *s_key, *s_run, *s_dtype, *s_data_ptr, *s_current_device, *s_kernel_cache, *s_signature, *s_jit,
         *s_spec, *s_dns, *s_div, *s_arg_names, *s_major, *s_minor, *s_devfn, *s_inspect, *s_odict, *s__empty, *s_i32,
         *s_u64, *s_i64, *s_td, *s_shape, *s_strides, *s_block_shape, *s_padding, *s__run, *s_builtins, *s_fn, *s_lock,
-        *s_triton, *s_jitcls, *s_enter, *s_exit, *s_module;
+        *s_triton, *s_jitcls, *s_heurcls, *s_values, *s_enter, *s_exit, *s_module;
 };
 extern struct le_cls le_cls;
 

@@ -1,33 +1,43 @@
 /* FlagGems' LibEntry.run for a key its kernel_cache lacks, its first-call
  * path, served in C as run() takes it (FlagGems 5.0.2, the reference in
- * libentry_model.py) for a LibEntry around a plain JITFunction:
+ * libentry_model.py) for a LibEntry around a plain JITFunction or
+ * Triton's Heuristics around one:
  *
  *     while entry_key not in cache:         (libentry.c looked it up)
  *         with self.lock:
  *             if entry_key in cache:
  *                 break
  *             kernel = self.fn.run(*args, **kwargs)
- *             constexprs = {}
+ *             fn = self.fn
+ *             constexprs, heur_constexprs = {}, {}
+ *             while not isinstance(fn, triton.runtime.JITFunction):
+ *                 (isinstance(fn, triton.runtime.Heuristics))
+ *                 for v, heur in fn.values.items():
+ *                     heur_constexprs[v] = heur({**dict(zip(fn.arg_names, args)), **kwargs, **constexprs})
+ *                     constexprs[v] = heur_constexprs[v]
+ *                 fn = fn.fn
  *             for p in self.jit_function.params:
  *                 if p.is_constexpr and p.name not in constexprs and (p.default is not inspect._empty):
  *                     constexprs[p.name] = p.default
- *             cache[entry_key] = (kernel, constexprs, {}, {}, ())
+ *             cache[entry_key] = (kernel, constexprs, {}, heur_constexprs, ())
  *         return kernel, constexprs
  *
- * self.fn.run is what the program has for JITFunction.run (trlat's hook,
+ * self.fn.run is what the program has (for a JITFunction trlat's hook,
  * whose fast path launches the kernel where it can), called with the
- * call's own arguments; the parameters' attributes are read as run()
+ * call's own arguments; each heuristic is called with a dict equal to
+ * run()'s, in its order; the parameters' attributes are read as run()
  * reads them. What this skips is run()'s bytecode around them. A decode
  * whose shapes grow every step takes this path on every step for each
  * kernel whose sizes it changes: the key holds specialized ints by value.
  *
- * Served only while self.fn is that JITFunction (an Autotuner's or
- * Heuristics' first call tunes or computes constexprs: the original runs),
- * triton.runtime.JITFunction is its class and self.lock is a
- * multiprocessing Lock (whose __exit__ returns None: it never swallows an
- * error). When another thread stored the key while this one waited for
- * the lock, the original runs from its start, the lock taken once more.
- * Everything runs with the GIL held. */
+ * Served only while self.fn is that JITFunction or a chain of up to
+ * LE_CHAIN Heuristics (exactly Triton's class, its values a dict) ending
+ * in it, as found before the call: an Autotuner's first call tunes, and
+ * the original runs. triton.runtime.JITFunction must be the kernel's
+ * class and self.lock a multiprocessing Lock (whose __exit__ returns None:
+ * it never swallows an error). When another thread stored the key while
+ * this one waited for the lock, the original runs from its start, the
+ * lock taken once more. Everything runs with the GIL held. */
 #include "fastpath/libentry.h"
 #include "interpose/log.h"
 
@@ -69,40 +79,74 @@ static int is_mp_lock(PyObject *lock)
     return 1;
 }
 
-/* Whether run()'s first-call path is the one served: the lock's methods
- * (borrowed) in enter and exit. */
-static int servable(const struct le *E, PyObject *d, PyObject **lock, PyObject **enter, PyObject **exit)
+#define LE_CHAIN 4 /* Heuristics around the JITFunction, at most */
+
+/* self.fn down to the JITFunction (borrowed, as found before the call):
+ * the Heuristics in link[0..n), their values dicts and arg_names in
+ * values[] and names[]. */
+struct chain {
+    PyObject *link[LE_CHAIN], *values[LE_CHAIN], *names[LE_CHAIN];
+    unsigned n;
+};
+
+/* The chain from fn to E->jit through Triton's Heuristics (heur, borrowed
+ * when looked up): 1, or 0 when it is anything else. */
+static int heuristics_chain(const struct le *E, PyObject *fn, PyObject *rt, struct chain *ch)
 {
-    if (E->first_bad || fp_dget(d, le_cls.s_fn) != E->jit || !PY(_PyType_Lookup) || !PY(PyObject_VectorcallMethod))
+    PyObject *heur = NULL;
+    int ok = 1;
+    for (ch->n = 0; ok && fn != E->jit;) {
+        if (!heur && !(heur = fp_getattr(rt, le_cls.s_heurcls)))
+            break;
+        PyObject *fd = FP_TYPE(fn) == heur && ch->n < LE_CHAIN ? fp_dict_of(fn) : NULL;
+        PyObject *v = fp_dget(fd, le_cls.s_values), *an = fp_dget(fd, le_cls.s_arg_names);
+        ok = v && FP_TYPE(v) == fpy.t_dict && an && (FP_TYPE(an) == fpy.t_list || FP_TYPE(an) == fpy.t_tuple);
+        if (ok) {
+            ch->link[ch->n] = fn;
+            ch->values[ch->n] = v;
+            ch->names[ch->n++] = an;
+            ok = (fn = fp_dget(fd, le_cls.s_fn)) != NULL;
+        }
+    }
+    trlat_py_drop(heur);
+    PY(PyErr_Clear)();
+    return ok && fn == E->jit;
+}
+
+/* Whether run()'s first-call path is the one served: the lock's methods
+ * (borrowed) in enter and exit, self.fn's chain in ch. */
+static int servable(const struct le *E, PyObject *d, PyObject **lock, PyObject **enter, PyObject **exit,
+                    struct chain *ch)
+{
+    if (E->first_bad || !PY(_PyType_Lookup) || !PY(PyObject_VectorcallMethod))
         return 0;
     *lock = fp_dget(d, le_cls.s_lock);
     if (!*lock || !is_mp_lock(*lock) || !(*enter = special(*lock, le_cls.s_enter)) ||
         !(*exit = special(*lock, le_cls.s_exit)))
         return 0;
-    /* isinstance(self.fn, triton.runtime.JITFunction), as run() asks after fn.run */
+    /* isinstance(fn, triton.runtime.JITFunction), as run() asks after fn.run */
     PyObject *tr = fp_dget(le_cls.globals, le_cls.s_triton);
     PyObject *rt = tr ? fp_getattr(tr, fpy.s_runtime) : NULL;
     PyObject *cls = rt ? fp_getattr(rt, le_cls.s_jitcls) : NULL;
-    int ok = cls && cls == FP_TYPE(E->jit);
+    PyObject *fn = fp_dget(d, le_cls.s_fn);
+    int ok = cls && cls == FP_TYPE(E->jit) && fn && heuristics_chain(E, fn, rt, ch);
     trlat_py_drop(rt);
     trlat_py_drop(cls);
     PY(PyErr_Clear)();
     return ok;
 }
 
-/* constexprs as run() builds it from self.jit_function.params, each
- * attribute read as often and in the order it reads them (new reference;
- * NULL with the error one raised). */
-static PyObject *constexprs_of(PyObject *jit)
+/* The parameters' defaults added to constexprs as run() adds them from
+ * self.jit_function.params, each attribute read as often and in the order
+ * it reads them: 0, or -1 with the error one raised. */
+static int defaults_into(PyObject *jit, PyObject *ce)
 {
     /* its items as `for p in params` takes them (Triton's is a list) */
     PyObject *params = PY(PyObject_GetAttr)(jit, fpy.s_params);
-    PyObject *items = params ? PY(PySequence_Tuple)(params) : NULL, *ce = items ? PY(PyDict_New)() : NULL;
+    PyObject *items = params ? PY(PySequence_Tuple)(params) : NULL;
     trlat_py_drop(params);
-    if (!ce) {
-        trlat_py_drop(items);
-        return NULL;
-    }
+    if (!items)
+        return -1;
     int err = 0;
     for (Py_ssize_t i = 0; !err && i < trlat_py_size(items); i++) {
         PyObject *p = PY(PyTuple_GetItem)(items, i), *name, *dflt, *c;
@@ -133,11 +177,40 @@ static PyObject *constexprs_of(PyObject *jit)
         PY(Py_DecRef)(p);
     }
     PY(Py_DecRef)(items);
-    if (err) {
-        PY(Py_DecRef)(ce);
-        return NULL;
+    return err ? -1 : 0;
+}
+
+/* The chain's heuristics called as run() calls them, each with
+ * {**dict(zip(fn.arg_names, args)), **kwargs, **constexprs}, its value
+ * put in heur and constexprs: 0, or -1 with the error one raised. */
+static int heuristics_into(const struct chain *ch, PyObject *const *pos, Py_ssize_t npos, PyObject *const *kwv,
+                           PyObject *kwnames, PyObject *ce, PyObject *heur)
+{
+    Py_ssize_t nkw = kwnames ? trlat_py_size(kwnames) : 0;
+    for (unsigned i = 0; i < ch->n; i++) {
+        PyObject *v, *h, *names = ch->names[i];
+        int list = FP_TYPE(names) == fpy.t_list;
+        Py_ssize_t nn = list ? PY(PyList_Size)(names) : trlat_py_size(names);
+        /* `for v, heur in fn.values.items()` over its items as they were when the loop began */
+        PyObject *values = PY(PyDict_Copy)(ch->values[i]);
+        int err = !values;
+        for (Py_ssize_t at = 0; !err && PY(PyDict_Next)(values, &at, &v, &h);) {
+            PyObject *m = PY(PyDict_New)(), *r = NULL;
+            for (Py_ssize_t j = 0; m && !err && j < nn && j < npos; j++)
+                err = PY(PyDict_SetItem)(m, list ? PY(PyList_GetItem)(names, j) : PY(PyTuple_GetItem)(names, j),
+                                         pos[j]) < 0;
+            for (Py_ssize_t j = 0; m && !err && j < nkw; j++)
+                err = PY(PyDict_SetItem)(m, PY(PyTuple_GetItem)(kwnames, j), kwv[j]) < 0;
+            err = err || !m || PY(PyDict_Update)(m, ce) < 0 || !(r = PY(PyObject_Vectorcall)(h, &m, 1, NULL)) ||
+                  PY(PyDict_SetItem)(heur, v, r) < 0 || PY(PyDict_SetItem)(ce, v, r) < 0;
+            trlat_py_drop(r);
+            trlat_py_drop(m);
+        }
+        trlat_py_drop(values);
+        if (err)
+            return -1;
     }
-    return ce;
+    return 0;
 }
 
 /* `with`'s exit: __exit__(lock, type, value, traceback) with the error
@@ -165,21 +238,27 @@ static int leave(PyObject *exit, PyObject *lock, int failing)
     return 0;
 }
 
-/* (kernel, constexprs, {}, {}, ()) stored at key; the call's result, (kernel, constexprs). */
-static PyObject *store(PyObject *jit, PyObject *cache, PyObject *key, PyObject *kernel)
+/* (kernel, constexprs, {}, heur_constexprs, ()) stored at key; the
+ * call's result, (kernel, constexprs). Steals kernel. */
+static PyObject *store(const struct le *E, const struct chain *ch, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, PyObject *cache, PyObject *key, PyObject *kernel)
 {
-    PyObject *ce = constexprs_of(jit);
-    PyObject *e = ce ? PY(PyTuple_New)(5) : NULL;
+    PyObject *ce = PY(PyDict_New)(), *heur = PY(PyDict_New)();
+    PyObject *e = ce && heur && heuristics_into(ch, args + 1, nargs - 1, args + nargs, kwnames, ce, heur) == 0 &&
+                          defaults_into(E->jit, ce) == 0
+                      ? PY(PyTuple_New)(5)
+                      : NULL;
     if (!e) {
         trlat_py_drop(ce);
+        trlat_py_drop(heur);
         PY(Py_DecRef)(kernel);
         return NULL;
     }
-    PyObject *tune = PY(PyDict_New)(), *heur = PY(PyDict_New)(), *hooks = PY(PyTuple_New)(0);
+    PyObject *tune = PY(PyDict_New)(), *hooks = PY(PyTuple_New)(0);
     PY(Py_IncRef)(kernel);
     PY(Py_IncRef)(ce);
     PyObject *items[5] = {kernel, ce, tune, heur, hooks};
-    int ok = tune && heur && hooks;
+    int ok = tune && hooks;
     for (Py_ssize_t i = 0; i < 5; i++)
         if (items[i])
             PY(PyTuple_SetItem)(e, i, items[i]);
@@ -193,16 +272,28 @@ static PyObject *store(PyObject *jit, PyObject *cache, PyObject *key, PyObject *
     return le_pair(kernel, ce);
 }
 
+/* The chain's objects held while run() holds them, or let go. */
+static void chain_hold(const struct chain *ch, int hold)
+{
+    for (unsigned i = 0; i < ch->n; i++) {
+        PyObject *o[3] = {ch->link[i], ch->values[i], ch->names[i]};
+        for (unsigned j = 0; j < 3; j++)
+            hold ? PY(Py_IncRef)(o[j]) : PY(Py_DecRef)(o[j]);
+    }
+}
+
 PyObject *le_first_call(struct le *E, PyObject *d, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                         PyObject *cache, PyObject *key)
 {
     Py_ssize_t nkw = kwnames ? trlat_py_size(kwnames) : 0;
     PyObject *lock, *enter, *exit;
-    if (nargs < 1 || nargs + nkw > FIRST_ARGS || !servable(E, d, &lock, &enter, &exit))
+    struct chain ch;
+    if (nargs < 1 || nargs + nkw > FIRST_ARGS || !servable(E, d, &lock, &enter, &exit, &ch))
         return NULL;
     /* what `with` holds: the lock and its bound __exit__ */
     PY(Py_IncRef)(lock);
     PY(Py_IncRef)(exit);
+    chain_hold(&ch, 1);
     PyObject *r = PY(PyObject_Vectorcall)(enter, &lock, 1, NULL);
     if (!r)
         goto out;
@@ -217,12 +308,12 @@ PyObject *le_first_call(struct le *E, PyObject *d, PyObject *const *args, Py_ssi
     if (!PY(PyErr_Occurred)()) {
         /* self.fn.run(*args, **kwargs): args[1:] and the keywords as passed */
         PyObject *a[FIRST_ARGS + 1];
-        a[1] = E->jit;
+        a[1] = ch.n ? ch.link[0] : E->jit;
         memcpy(a + 2, args + 1, (size_t)(nargs - 1 + nkw) * sizeof *a);
         r = PY(PyObject_VectorcallMethod)(le_cls.s_run, a + 1, (size_t)nargs | TRLAT_PY_VECTORCALL_ARGUMENTS_OFFSET,
                                           kwnames);
         if (r)
-            r = store(E->jit, cache, key, r);
+            r = store(E, &ch, args, nargs, kwnames, cache, key, r);
     }
     if (leave(exit, lock, !r) < 0) {
         trlat_py_drop(r);
@@ -234,34 +325,55 @@ PyObject *le_first_call(struct le *E, PyObject *d, PyObject *const *args, Py_ssi
             fp_found_libentry_first++;
     }
 out:
+    chain_hold(&ch, 0);
     PY(Py_DecRef)(exit);
     PY(Py_DecRef)(lock);
     return r;
+}
+
+/* The constexprs run() stores given the heuristics' values it stored
+ * (heur): each chain value's name in order, then the defaults (new
+ * reference; NULL when heur lacks one or has others). */
+static PyObject *model_constexprs(const struct le *E, const struct chain *ch, PyObject *heur)
+{
+    PyObject *ce = FP_TYPE(heur) == fpy.t_dict ? PY(PyDict_New)() : NULL, *v, *h;
+    int ok = ce != NULL;
+    for (unsigned i = 0; ok && i < ch->n; i++)
+        for (Py_ssize_t at = 0; ok && PY(PyDict_Next)(ch->values[i], &at, &v, &h);) {
+            PyObject *x = PY(PyDict_GetItemWithError)(heur, v);
+            ok = x && PY(PyDict_SetItem)(ce, v, x) == 0;
+        }
+    ok = ok && PY(PyDict_Size)(ce) == PY(PyDict_Size)(heur) && defaults_into(E->jit, ce) == 0;
+    PY(PyErr_Clear)();
+    if (!ok)
+        trlat_py_drop(ce);
+    return ok ? ce : NULL;
 }
 
 PyObject *le_first_verify(struct le *E, PyObject *d, PyObject *orig, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames, PyObject *cache, PyObject *key)
 {
     PyObject *lock, *enter, *exit;
-    if (!servable(E, d, &lock, &enter, &exit))
+    struct chain ch;
+    if (!servable(E, d, &lock, &enter, &exit, &ch))
         return NULL;
+    chain_hold(&ch, 1);
     PyObject *result = PY(PyObject_Vectorcall)(orig, args, (size_t)nargs, kwnames);
-    if (!result)
+    if (!result) {
+        chain_hold(&ch, 0);
         return NULL; /* raised as it raises */
+    }
     /* the entry the original stored, against the model's */
     PyObject *e = PY(PyDict_GetItemWithError)(cache, key);
-    PyObject *ce = e ? constexprs_of(E->jit) : NULL;
-    PY(PyErr_Clear)();
     int ok = e && FP_TYPE(e) == fpy.t_tuple && trlat_py_size(e) == 5 && FP_TYPE(result) == fpy.t_tuple &&
-             trlat_py_size(result) == 2 && ce;
-    PyObject *c = ok ? PY(PyTuple_GetItem)(e, 1) : NULL;
-    ok = ok && PY(PyTuple_GetItem)(e, 0) == PY(PyTuple_GetItem)(result, 0) && c == PY(PyTuple_GetItem)(result, 1) &&
-         FP_TYPE(c) == fpy.t_dict &&
-         PY(PyDict_Size)(c) == PY(PyDict_Size)(ce) + (fp_conf.grid == TRLAT_FP_GRID_SKEW); /* skew: tests only */
-    for (unsigned i = 2; ok && i < 4; i++) {
-        PyObject *x = PY(PyTuple_GetItem)(e, i);
-        ok = FP_TYPE(x) == fpy.t_dict && PY(PyDict_Size)(x) == 0;
-    }
+             trlat_py_size(result) == 2;
+    PyObject *ce = ok ? model_constexprs(E, &ch, PY(PyTuple_GetItem)(e, 3)) : NULL;
+    PY(PyErr_Clear)();
+    PyObject *c = ok ? PY(PyTuple_GetItem)(e, 1) : NULL, *t = ok ? PY(PyTuple_GetItem)(e, 2) : NULL;
+    ok = ok && ce && PY(PyTuple_GetItem)(e, 0) == PY(PyTuple_GetItem)(result, 0) &&
+         c == PY(PyTuple_GetItem)(result, 1) && FP_TYPE(c) == fpy.t_dict &&
+         PY(PyDict_Size)(c) == PY(PyDict_Size)(ce) + (fp_conf.grid == TRLAT_FP_GRID_SKEW) && /* skew: tests only */
+         FP_TYPE(t) == fpy.t_dict && PY(PyDict_Size)(t) == 0;
     ok = ok && FP_TYPE(PY(PyTuple_GetItem)(e, 4)) == fpy.t_tuple && trlat_py_size(PY(PyTuple_GetItem)(e, 4)) == 0;
     Py_ssize_t pos = 0;
     PyObject *k, *v;
@@ -269,6 +381,7 @@ PyObject *le_first_verify(struct le *E, PyObject *d, PyObject *orig, PyObject *c
         ok = PY(PyDict_GetItemWithError)(c, k) == v; /* the names hash and compare in C */
     PY(PyErr_Clear)();
     trlat_py_drop(ce);
+    chain_hold(&ch, 0);
     if (ok)
         return result;
     static atomic_flag once;

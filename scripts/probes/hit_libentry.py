@@ -7,8 +7,10 @@
 # objects and five ints (FlagGems' pointwise kernels), `hook` the add
 # kernel's LibEntry with a launch pre-hook on its entry (FlagGems' mm),
 # `first` the `strided` call with a new length every call (its key a new
-# one: LibEntry's first-call path, as a decode's growing KV cache takes it).
-#   LD_PRELOAD=build/libtrlat.so TRLAT_FASTPATH=1 python3 scripts/probes/hit_libentry.py N [libentry|compiled|jit|strided|hook|first]
+# one: LibEntry's first-call path, as a decode's growing KV cache takes it),
+# `heur` the same first call of the kernel under Triton's Heuristics (one
+# heuristic that picks BLOCK: FlagGems' softmax and mean kernels).
+#   LD_PRELOAD=build/libtrlat.so TRLAT_FASTPATH=1 python3 scripts/probes/hit_libentry.py N [libentry|compiled|jit|strided|hook|first|heur]
 # Instructions a served call: the same under
 #   valgrind --tool=callgrind --toggle-collect='fp_libentry_run*'
 # divided by N + 100 (the warm-up calls are counted too).
@@ -56,16 +58,34 @@ def with_hook(le, call):
     return call
 
 
+class Heuristics(triton.KernelInterface):  # triton/runtime/autotuner.py (3.6), absent from the stand-in
+    def __init__(self, fn, arg_names, values):
+        self.fn, self.values, self.arg_names = fn, values, arg_names
+
+    def run(self, *args, **kwargs):
+        for v, heur in self.values.items():
+            kwargs[v] = heur({**dict(zip(self.arg_names, args)), **kwargs})
+        return self.fn.run(*args, **kwargs)
+
+
 def main(n, how):
     x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
     le = LibEntry(add_kernel)
     c = add_kernel[(64, )](x, y, out, 4096, BLOCK=64)
-    if how in ("strided", "first"):
-        pw = LibEntry(pointwise_kernel)
+    if how in ("strided", "first", "heur"):
+        if how == "heur":
+            triton.runtime.Heuristics, triton.runtime.Autotuner = Heuristics, type("Autotuner", (), {})
+            pw = LibEntry(Heuristics(pointwise_kernel, pointwise_kernel.arg_names,
+                                     {"BLOCK": lambda a: 64 if a["n"] > 64 else 32}))
+        else:
+            pw = LibEntry(pointwise_kernel)
         a, b, o = StridedBuffer(x), StridedBuffer(y), StridedBuffer(out)
         lengths = iter(range(4096, 1 << 62, 16))  # a multiple of 16 each: one key below LibEntry's
-        n_of = (lambda: next(lengths)) if how == "first" else (lambda: 4096)
-        call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, n_of(), 1, BLOCK=64, ONE=True)  # noqa: E731
+        n_of = (lambda: 4096) if how == "strided" else (lambda: next(lengths))
+        if how == "heur":
+            call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, n_of(), 1, ONE=True)  # noqa: E731
+        else:
+            call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, n_of(), 1, BLOCK=64, ONE=True)  # noqa: E731
     elif how == "hook":
         call = with_hook(le, lambda: le[(64, )](x, y, out, 4096, BLOCK=64))
     else:

@@ -1209,8 +1209,10 @@ def libentry():
         r = add[(1, )](x, y, out, n, BLOCK=64)  # the lock was released: its first call runs
         print("then", n, type(r[0]).__name__, sorted(r[1].items()), len(add.kernel_cache[0]))
 
-    # a LibEntry around Triton's Heuristics: its first-call path computes
-    # the heuristic constexprs (the original runs), its hits use them
+    # a LibEntry around Triton's Heuristics, and around one Heuristics in
+    # another: its first-call path calls each heuristic with run()'s dict
+    # (the call's arguments by name, its keywords, the constexprs so far:
+    # seen records its keys in order), its hits use the stored values
     class Heuristics(triton.KernelInterface):  # triton/runtime/autotuner.py (3.6)
         def __init__(self, fn, arg_names, values):
             self.fn, self.values, self.arg_names = fn, values, arg_names
@@ -1220,12 +1222,28 @@ def libentry():
                 kwargs[v] = heur({**dict(zip(self.arg_names, args)), **kwargs})
             return self.fn.run(*args, **kwargs)
 
+    seen = []
+
+    def h_block(a):
+        seen.append(",".join(a))
+        return 64 if a["n"] > 64 else 32
+
+    def h_outer(a):  # the inner one's value comes after it in run()'s dict
+        seen.append(",".join(a))
+        return 16
+
     triton.runtime.Heuristics, triton.runtime.Autotuner = Heuristics, type("Autotuner", (), {})
-    heur = LibEntry(Heuristics(add_kernel, add_kernel.arg_names, {"BLOCK": lambda a: 64 if a["n"] > 64 else 32}))
+    names = add_kernel.arg_names
+    heur = LibEntry(Heuristics(add_kernel, names, {"BLOCK": h_block}))
+    heur2 = LibEntry(Heuristics(Heuristics(add_kernel, names, {"BLOCK": h_block}), names, {"BLOCK": h_outer}))
     for rep in range(N):
         for n in (64, 100, 64, 200 + rep):
             r = heur[(1, )](x, y, out, n)
-    print("heuristics:", sorted(r[1].items()), sorted(heur.kernel_cache[0][next(iter(heur.kernel_cache[0]))][3].items()))
+            r2 = heur2[(1, )](x, y, out, n=n)
+    for le, res in ((heur, r), (heur2, r2)):
+        e = le.kernel_cache[0][next(iter(le.kernel_cache[0]))]
+        print("heuristics:", sorted(res[1].items()), list(e[1].items()), list(e[3].items()))
+    print("heuristics' dicts:", len(seen), sorted(set(seen)))
     print("str constexpr calls that returned their str's kernel:", dts.count(True), "of", len(dts))
     print("libentry done")
 
