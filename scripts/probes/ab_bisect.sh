@@ -17,7 +17,7 @@ if ls .whl/*.whl >/dev/null 2>&1 && [ ! -d "$SITE" ]; then
 fi
 export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
 py() {
-    timeout "${AB_TIMEOUT_S:-200}" python3 tests/gpu/real_models.py "$w" "$steps" 2>&1 | grep -E '^(AB_|STEP_US)' |
+    timeout "${AB_TIMEOUT_S:-200}" python3 tests/gpu/real_models.py "$w" "$steps" 2>&1 | grep -E '^(AB_|STEP_US|TOKENS)' |
         awk '{ print } /^AB_STEADY_US/ && $5 > 0 { printf "removed (calls under 1 ms): %.1f%%\n", 100 * ($5 - $3) / $5 }'
 }
 echo "== $w warm-up, no trlat"; AB_TIMEOUT_S=${AB_WARM_S:-400} py
