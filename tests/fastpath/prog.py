@@ -1240,6 +1240,21 @@ def libentry():
         for n in (64, 100, 64, 200 + rep):
             r = heur[(1, )](x, y, out, n)
             r2 = heur2[(1, )](x, y, out, n=n)
+    ncalls = [0]
+
+    def h_raises(a):  # its 4th call, after the launch of a first call, raises inside `with self.lock`
+        ncalls[0] += 1
+        if ncalls[0] == 4:
+            raise ValueError("heuristic raised")
+        return 32
+
+    heur3 = LibEntry(Heuristics(add_kernel, names, {"BLOCK": h_raises}))
+    for n in (10, 11, 11, 12):
+        try:
+            r3 = heur3[(1, )](x, y, out, n)
+            print("heuristic", n, sorted(r3[1].items()), len(heur3.kernel_cache[0]))
+        except ValueError as e:
+            print("heuristic", n, "raised:", e, len(heur3.kernel_cache[0]))
     for le, res in ((heur, r), (heur2, r2)):
         e = le.kernel_cache[0][next(iter(le.kernel_cache[0]))]
         print("heuristics:", sorted(res[1].items()), list(e[1].items()), list(e[3].items()))
