@@ -58,25 +58,13 @@ def with_hook(le, call):
     return call
 
 
-class Heuristics(triton.KernelInterface):  # triton/runtime/autotuner.py (3.6), absent from the stand-in
-    def __init__(self, fn, arg_names, values):
-        self.fn, self.values, self.arg_names = fn, values, arg_names
-
-    def run(self, *args, **kwargs):
-        for v, heur in self.values.items():
-            kwargs[v] = heur({**dict(zip(self.arg_names, args)), **kwargs})
-        return self.fn.run(*args, **kwargs)
-
-
 def main(n, how):
     x, y, out = torch.empty(4096), torch.empty(4096), torch.empty(4096)
     le = LibEntry(add_kernel)
     c = add_kernel[(64, )](x, y, out, 4096, BLOCK=64)
     if how in ("strided", "first", "heur"):
         if how == "heur":
-            triton.runtime.Heuristics, triton.runtime.Autotuner = Heuristics, type("Autotuner", (), {})
-            pw = LibEntry(Heuristics(pointwise_kernel, pointwise_kernel.arg_names,
-                                     {"BLOCK": lambda a: 64 if a["n"] > 64 else 32}))
+            pw = LibEntry(triton.heuristics({"BLOCK": lambda a: 64 if a["n"] > 64 else 32})(pointwise_kernel))
         else:
             pw = LibEntry(pointwise_kernel)
         a, b, o = StridedBuffer(x), StridedBuffer(y), StridedBuffer(out)
