@@ -89,8 +89,9 @@ struct chain {
     unsigned n;
 };
 
-/* The chain from fn to E->jit through Triton's Heuristics (heur, borrowed
- * when looked up): 1, or 0 when it is anything else. */
+/* The chain from fn to E->jit through instances of rt.Heuristics (Triton's
+ * class, looked up when fn is not E->jit): 1, or 0 when it is anything
+ * else. */
 static int heuristics_chain(const struct le *E, PyObject *fn, PyObject *rt, struct chain *ch)
 {
     PyObject *heur = NULL;
