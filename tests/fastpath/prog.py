@@ -1213,7 +1213,9 @@ def libentry():
     # another: its first-call path calls each heuristic with run()'s dict
     # (the call's arguments by name, its keywords, the constexprs so far:
     # seen records its keys in order), its hits use the stored values
-    Heuristics = triton.runtime.Heuristics  # tests/fastpath/triton/runtime/autotuner.py
+    from triton.runtime import autotuner
+    autotuner.install()  # triton.runtime.Heuristics, as Triton's
+    Heuristics = triton.runtime.Heuristics
 
     seen = []
 

@@ -10,7 +10,6 @@ from . import knobs  # noqa: E402,F401
 from . import language  # noqa: E402,F401
 from .runtime.jit import JITFunction, KernelInterface, constexpr_function, jit  # noqa: E402,F401
 from .runtime._allocation import set_allocator  # noqa: E402,F401
-from .runtime.autotuner import heuristics  # noqa: E402,F401
 
 
 # triton/__init__.py (3.6)

@@ -2,4 +2,3 @@
 # follows jit's, and the tests count on it waiting for the first kernel load
 from . import _allocation  # noqa: F401
 from .jit import JITFunction, KernelInterface, jit  # noqa: F401
-from .autotuner import Autotuner, Heuristics, heuristics  # noqa: F401,E402
