@@ -189,17 +189,17 @@ static int heuristics_into(const struct chain *ch, PyObject *const *pos, Py_ssiz
 {
     Py_ssize_t nkw = kwnames ? trlat_py_size(kwnames) : 0;
     for (unsigned i = 0; i < ch->n; i++) {
-        PyObject *v, *h, *names = ch->names[i];
-        int list = FP_TYPE(names) == fpy.t_list;
-        Py_ssize_t nn = list ? PY(PyList_Size)(names) : trlat_py_size(names);
+        PyObject *v, *h;
         /* `for v, heur in fn.values.items()` over its items as they were when the loop began */
         PyObject *values = PY(PyDict_Copy)(ch->values[i]);
         int err = !values;
         for (Py_ssize_t at = 0; !err && PY(PyDict_Next)(values, &at, &v, &h);) {
-            PyObject *m = PY(PyDict_New)(), *r = NULL;
-            for (Py_ssize_t j = 0; m && !err && j < nn && j < npos; j++)
-                err = PY(PyDict_SetItem)(m, list ? PY(PyList_GetItem)(names, j) : PY(PyTuple_GetItem)(names, j),
-                                         pos[j]) < 0;
+            /* zip(fn.arg_names, args) over the names as they are now (a heuristic may change the list) */
+            PyObject *names = PY(PySequence_Tuple)(ch->names[i]), *r = NULL;
+            PyObject *m = names ? PY(PyDict_New)() : NULL;
+            for (Py_ssize_t j = 0; m && !err && j < trlat_py_size(names) && j < npos; j++)
+                err = PY(PyDict_SetItem)(m, PY(PyTuple_GetItem)(names, j), pos[j]) < 0;
+            trlat_py_drop(names);
             for (Py_ssize_t j = 0; m && !err && j < nkw; j++)
                 err = PY(PyDict_SetItem)(m, PY(PyTuple_GetItem)(kwnames, j), kwv[j]) < 0;
             err = err || !m || PY(PyDict_Update)(m, ce) < 0 || !(r = PY(PyObject_Vectorcall)(h, &m, 1, NULL)) ||
