@@ -72,10 +72,8 @@ def main(n, how):
         a, b, o = StridedBuffer(x), StridedBuffer(y), StridedBuffer(out)
         lengths = iter(range(4096, 1 << 62, 16))  # a multiple of 16 each: one key below LibEntry's
         n_of = (lambda: 4096) if how == "strided" else (lambda: next(lengths))
-        if how == "heur":
-            call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, n_of(), 1, ONE=True)  # noqa: E731
-        else:
-            call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, n_of(), 1, BLOCK=64, ONE=True)  # noqa: E731
+        block = {} if how == "heur" else {"BLOCK": 64}  # the heuristic picks it
+        call = lambda: pw[(64, 1, 1)](a, b, o, 1, 1, 1, n_of(), 1, ONE=True, **block)  # noqa: E731
     elif how == "hook":
         call = with_hook(le, lambda: le[(64, )](x, y, out, 4096, BLOCK=64))
     else:
