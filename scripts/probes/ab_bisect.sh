@@ -9,13 +9,9 @@
 # (AB_WARM_S: a cold FlagGems tunes its matmuls there).
 #   [AB_ROUNDS=3] [AB_FLUSHES=1] bash scripts/probes/ab_bisect.sh WORKLOAD STEPS BUILD_A BUILD_B
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 w=$1 steps=$2; shift 2
-SITE=${TMPDIR:-/tmp}/trlat-gpu-site/site-packages
-if ls .whl/*.whl >/dev/null 2>&1 && [ ! -d "$SITE" ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" .whl/*.whl
-fi
-export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+. scripts/probes/gpu_env.sh
 py() {
     timeout "${AB_TIMEOUT_S:-200}" python3 tests/gpu/real_models.py "$w" "$steps" 2>&1 | grep -E '^(AB_|STEP_US|TOKENS)' |
         awk '{ print } /^AB_STEADY_US/ && $5 > 0 { printf "removed (calls under 1 ms): %.1f%%\n", 100 * ($5 - $3) / $5 }'

@@ -17,15 +17,7 @@ b=${1:?BUILD}
 base=${2:-}
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-SITE=${TMPDIR:-/tmp}/trlat-gpu-site/site-packages
-if ls .whl/*.whl >/dev/null 2>&1 && [ ! -d "$SITE" ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" .whl/*.whl
-fi
-export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
-if [ -d .fgcache ] && [ -z "${FLAGGEMS_CACHE_DIR:-}" ]; then
-    export FLAGGEMS_CACHE_DIR=${TMPDIR:-/tmp}/trlat-gpu-fgcache
-    mkdir -p "$FLAGGEMS_CACHE_DIR" && cp -r .fgcache/. "$FLAGGEMS_CACHE_DIR/"
-fi
+. scripts/probes/gpu_env.sh
 nvidia-smi -L >"$OUT/gems_device.txt" 2>&1
 # one decode process under b, its report and stderr kept
 decode() { # name, seconds, env...
