@@ -200,8 +200,9 @@ struct trlat_tstate {
     /* What this thread's outermost Python calls did (the hook's counts,
      * summed over threads by its report section; interpose/python/pyhook.h). */
     uint64_t py_calls[TRLAT_PY_CALL_KINDS];
-    int native_sites;              /* TRLAT_STACKS=1 */
-    struct trlat_region_state *rs; /* from the thread's first region on (region.h) */
+    int native_sites;                 /* TRLAT_STACKS=1 */
+    struct trlat_region_state *rs;    /* from the thread's first region on (region.h) */
+    struct trlat_pysite_near *pynear; /* the Python call sites' frames seen last (pyhook_site.c) */
 
     /* per-thread index func -> slot, private to the owner thread */
     struct trlat_ientry {

@@ -24,6 +24,7 @@ void trlat_python_section(struct trlat_json *j)
     trlat_json_str(j, "hook", state);
     trlat_json_str(j, "triton_version", trlat_pyhook_triton_version[0] ? trlat_pyhook_triton_version : NULL);
     trlat_json_str(j, "reason", trlat_pyhook_reason[0] ? trlat_pyhook_reason : NULL);
+    trlat_json_str(j, "frame_reads", trlat_pyhook_frame_reads());
     uint64_t one = c[TRLAT_PYC_ONE_LAUNCH], multi = c[TRLAT_PYC_MULTI_LAUNCH], warmup = c[TRLAT_PYC_NO_LAUNCH_WARMUP],
              error = c[TRLAT_PYC_NO_LAUNCH_ERROR], other = c[TRLAT_PYC_NO_LAUNCH_OTHER];
     trlat_json_u64(j, "calls", one + multi + warmup + error + other);

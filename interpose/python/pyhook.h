@@ -200,6 +200,11 @@ uint64_t trlat_pyhook_caller_site(void);
  * 3.12, 3.13; pyhook_site.c): the reads that agreed before it switched on,
  * 0 while it is not on. */
 unsigned trlat_pyhook_sites_direct(void);
+/* How call sites are being read: "frame_objects" (PyFrame_GetBack: other
+ * versions, and 3.12 and 3.13 until the reads agreed), "interpreter" (the
+ * interpreter frames, their code and offset through CPython's calls) or
+ * "interpreter_words" (and those two read from the frame itself). */
+const char *trlat_pyhook_frame_reads(void);
 /* A frame whose code's file matches rule (a prefix; with a leading '*', a
  * substring) is a library's (library: 1) or the launch runtime's (0).
  * 0, or -1 when the rule is empty or the table full (16 of each). */

@@ -7,9 +7,10 @@
  *   generated code), so that `model.py:87` stands beside a library's
  *   `rms_norm.py:483`. The same frame when the kernel's site is the
  *   program's own, the common case, found without walking further.
- * Known (code, offset) pairs cost a hash lookup per frame; the line number
- * (a scan of the line table) and the frame's level (its file against the
- * rules below) are computed once per pair. */
+ * Known (code, offset) pairs cost a hash lookup per frame (a probe of the
+ * thread's last frames, reading 3.12's and 3.13's frames directly); the
+ * line number (a scan of the line table) and the frame's level (its file
+ * against the rules below) are computed once per pair. */
 #include "interpose/python/pyhook.h"
 #include "interpose/python/pysites.h"
 #include "interpose/log.h"
@@ -185,11 +186,19 @@ static uint64_t waiting_user_site(void)
  * it, and both walks the same sites; off for the process at the first
  * difference. Builds whose
  * objects are laid out otherwise (free-threaded: ob_type is not the second
- * word) walk. The GIL guards the state. */
+ * word) walk. The GIL guards the state.
+ * Once reading, a frame's code and offset are read from the frame itself,
+ * without the two calls and a reference: its code is its first word
+ * (f_code in 3.12, f_executable in 3.13) and its instruction pointer the
+ * word at offset 56 (prev_instr, instr_ptr), which lies a fixed distance
+ * past the code's address plus the offset. Both are checked on every frame
+ * of the comparing walks, and read so only where they held on all. */
 enum {
     TS_CFRAME_312 = 56,
     TS_FRAME_313 = 72,
+    IF_CODE = 0,
     IF_PREVIOUS = 8,
+    IF_IP = 56,
     IF_OWNER = 70,
     OWNED_BY_CSTACK = 3,
     FO_F_FRAME = 24,
@@ -198,7 +207,9 @@ enum {
 static struct {
     int state; /* 0 unresolved, 1 comparing, 2 reading, -1 off */
     int v313;  /* the frame in the thread state itself, not behind a _PyCFrame */
+    int ip;    /* the code and offset read from the frame: 0 not yet seen, 1 agreed so far, -1 off */
     unsigned agreed;
+    intptr_t ip_base;          /* instruction pointer - code address - offset, when ip is 1 */
     PyObject *(*code)(void *); /* PyUnstable_InterpreterFrame_GetCode: a new reference */
     int (*lasti)(void *);      /* PyUnstable_InterpreterFrame_GetLasti */
 } FR;
@@ -246,6 +257,61 @@ static inline int walk_step(const struct trlat_pysite_hit *hit, uint64_t *kernel
     return 1;
 }
 
+/* Reading the frames' words, the thread's frames seen last, by instruction
+ * pointer: a frame's site and level without the table's lookup. An entry is
+ * kept only for a code the table holds, which no other object can replace
+ * at its address, so an instruction pointer names one (code, offset) for
+ * as long as the process runs. Per thread: no entry is ever read half
+ * written. */
+#define NEAR 128 /* a power of 2 */
+struct trlat_pysite_near {
+    struct {
+        const void *code, *ip;
+        struct trlat_pysite_hit hit;
+    } e[NEAR];
+};
+
+static struct trlat_pysite_near *near_of_thread(void)
+{
+    struct trlat_tstate *ts = trlat_tstate_get();
+    if (ts && !ts->pynear)
+        ts->pynear = calloc(1, sizeof *ts->pynear); /* once per thread state; none: the table's lookups */
+    return ts ? ts->pynear : NULL;
+}
+
+/* A frame's hit from its words (FR.ip on): from the thread's near entries,
+ * else the table, learning it on first sight. */
+static void words_hit(struct trlat_pysite_near *near, PyObject *code, const char *ip, struct trlat_pysite_hit *hit)
+{
+    unsigned i = (unsigned)((uintptr_t)ip >> 1) & (NEAR - 1);
+    if (near && near->e[i].ip == ip && near->e[i].code == code) {
+        *hit = near->e[i].hit;
+        return;
+    }
+    int lasti = (int)(ip - (const char *)code - FR.ip_base);
+    if (!trlat_pysite_lookup(code, lasti, hit)) {
+        learn_line(code, lasti, PY(PyCode_Addr2Line)(code, lasti), hit);
+        if (!trlat_pysite_lookup(code, lasti, hit))
+            return; /* the table is full: its code is not held */
+    }
+    if (near) {
+        near->e[i].code = code;
+        near->e[i].ip = ip;
+        near->e[i].hit = *hit;
+    }
+}
+
+/* While comparing: the frame's own words against what the calls answered
+ * (FR.ip). */
+static void frame_words_check(const void *fr, const PyObject *code, int lasti)
+{
+    intptr_t base = (intptr_t) * (const char *const *)((const char *)fr + IF_IP) - (intptr_t)code - lasti;
+    if (*(PyObject *const *)((const char *)fr + IF_CODE) != code || (FR.ip && base != FR.ip_base))
+        FR.ip = -1;
+    else if (!FR.ip)
+        FR.ip = 1, FR.ip_base = base;
+}
+
 /* Both sites from the interpreter frames (FR on), learning each frame not
  * seen before: 0 when there is no frame to start from. */
 static int sites_direct(uint64_t *pair)
@@ -254,23 +320,34 @@ static int sites_direct(uint64_t *pair)
     if (!fr)
         return 0;
     uint64_t kernel = 0, user = 0;
-    int done = 0;
+    int done = 0, words = FR.state == 2 && FR.ip == 1;
+    struct trlat_pysite_near *near = words ? near_of_thread() : NULL;
     for (int depth = 0; fr && !done && depth < (kernel ? MAX_USER_DEPTH : MAX_DEPTH); depth++) {
-        if (*((const char *)fr + IF_OWNER) == OWNED_BY_CSTACK) { /* an entry frame: not counted, as skipped */
-            fr = *(void *const *)((const char *)fr + IF_PREVIOUS);
+        const char *f = fr;
+        fr = *(void *const *)(f + IF_PREVIOUS);
+        if (f[IF_OWNER] == OWNED_BY_CSTACK) { /* an entry frame: not counted, as skipped */
             depth--;
             continue;
         }
-        PyObject *code = FR.code(fr);
-        if (code != trlat_py.none) { /* else an entry frame */
-            int lasti = FR.lasti(fr);
-            struct trlat_pysite_hit hit;
+        struct trlat_pysite_hit hit;
+        if (words) { /* the frame holds its code while the GIL is held */
+            PyObject *code = *(PyObject *const *)(f + IF_CODE);
+            if (code != trlat_py.none) { /* else an entry frame */
+                words_hit(near, code, *(const char *const *)(f + IF_IP), &hit);
+                done = walk_step(&hit, &kernel, &user);
+            }
+            continue;
+        }
+        PyObject *code = FR.code((void *)f);
+        if (code != trlat_py.none) {
+            int lasti = FR.lasti((void *)f);
+            if (FR.state == 1 && FR.ip >= 0)
+                frame_words_check(f, code, lasti);
             if (!trlat_pysite_lookup(code, lasti, &hit))
                 learn_line(code, lasti, PY(PyCode_Addr2Line)(code, lasti), &hit);
             done = walk_step(&hit, &kernel, &user);
         }
         PY(Py_DecRef)(code); /* a known key's code is held by the table */
-        fr = *(void *const *)((const char *)fr + IF_PREVIOUS);
     }
     *pair = kernel ? trlat_pysite_pair(kernel, user ? user : waiting_user_site()) : 0;
     return 1;
@@ -314,6 +391,11 @@ static void sites_compare(uint64_t pair)
 unsigned trlat_pyhook_sites_direct(void)
 {
     return FR.state == 2 ? FR.agreed : 0;
+}
+
+const char *trlat_pyhook_frame_reads(void)
+{
+    return FR.state != 2 ? "frame_objects" : FR.ip == 1 ? "interpreter_words" : "interpreter";
 }
 
 uint64_t trlat_pyhook_caller_site(void)
