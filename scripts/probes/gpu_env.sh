@@ -8,7 +8,7 @@ SITE=${TMPDIR:-/tmp}/trlat-gpu-site/site-packages
 if ls .whl/*.whl >/dev/null 2>&1 && [ ! -d "$SITE" ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" .whl/*.whl
 fi
-export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+case ":${PYTHONPATH:-}:" in *":$SITE:"*) ;; *) export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} ;; esac
 if [ -d .fgcache ] && [ -z "${FLAGGEMS_CACHE_DIR:-}" ]; then
     export FLAGGEMS_CACHE_DIR=${TMPDIR:-/tmp}/trlat-gpu-fgcache
     mkdir -p "$FLAGGEMS_CACHE_DIR" && cp -r .fgcache/. "$FLAGGEMS_CACHE_DIR/"
